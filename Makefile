@@ -1,0 +1,29 @@
+# MemHQ: `make run` starts everything, `make test` runs the whole suite. Both set up from nothing.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DEVSERVERS := $(BIN)/python -m config.devservers
+
+.PHONY: run test lint bench-add clean
+
+$(STAMP): requirements/base.txt requirements/dev.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements/dev.txt
+	touch $(STAMP)
+
+# Embedded PostgreSQL + Redis under ./var (kept between runs) unless DATABASE_URL / REDIS_URL are set.
+run: $(STAMP)
+	$(DEVSERVERS) --data var -- sh -c '$(BIN)/python manage.py memhq_bootstrap && exec $(BIN)/honcho start'
+
+# A throwaway data directory, deleted afterwards.
+test: $(STAMP)
+	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-test.XXXXXX)" --ephemeral -- $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy .
+
+clean:
+	rm -rf $(VENV) var

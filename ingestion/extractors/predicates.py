@@ -1,0 +1,219 @@
+"""The predicate vocabulary shared by every extractor and by the reconcile phase.
+
+A predicate is a snake_case name for the relation between a candidate's subject and its object
+("lives_in", "works_at", "likes"). Extractors should emit the canonical names below; anything they emit is
+passed through :func:`normalise_predicate` so synonyms ("moved_to", "married_to", "favourite_book") land on
+one name and reconcile can compare like with like.
+
+Choices recorded here:
+
+* **Relocations are ``lives_in``.** "I moved to Lisbon" is an *event* candidate whose predicate is
+  ``lives_in`` (valid from the move), so it supersedes an earlier "lives in Berlin".
+* **``works_on`` is the line of work / product / market the subject is on right now** and is single-valued:
+  "I work on B2B SaaS" then "we pivoted to B2C" gives ``works_on=B2C``, which supersedes ``works_on=B2B SaaS``.
+  Work that is explicitly *additional* ("I also work on a side project") is ``side_project``, which is
+  multi-valued, so it never displaces the main line of work.
+* **``job`` means the job title** (``job_title``); the employer is ``works_at``.
+* **``favorite_<x>`` is an open family** (favorite_book, favorite_food, ...): every member is single-valued.
+  ``favourite_`` is folded into ``favorite_``.
+* Relationships to named people (spouse, partner, sibling, friend, ...) carry the person's name as object.
+  ``spouse`` and ``partner`` are single-valued (a new one replaces the old), the others accumulate.
+* Predicates that are not in the table (the rules extractor's generic fallback uses the verb lemma, e.g.
+  ``paint`` or ``not_eat``) are allowed: they are multi-valued and never supersede anything.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from ingestion.extractors.base import EntityType
+
+#: Canonical predicates and what they mean (the table reconcile and the prompts document).
+PREDICATES: Final[dict[str, str]] = {
+    # where and how the subject lives
+    "lives_in": "current home city/country (moves are lives_in events)",
+    "is_from": "place the subject comes from",
+    "work_location": "city where the subject works",
+    "age": "the subject's age",
+    "name": "the subject's own name",
+    "birthday": "the subject's birthday",
+    # work and study
+    "works_at": "current employer",
+    "job_title": "current job title / occupation",
+    "works_on": "current line of work, product or market (single-valued: a pivot replaces it)",
+    "side_project": "additional project worked on besides the main one",
+    "studies": "subject of study",
+    "studies_at": "school or university",
+    "member_of": "club, group or team the subject belongs to",
+    # tastes
+    "likes": "something the subject likes, loves or enjoys",
+    "dislikes": "something the subject dislikes",
+    "prefers": "something the subject prefers",
+    "wants": "something the subject wants or is looking for",
+    "interested_in": "something the subject is interested in",
+    "finds": "an opinion: how the subject finds something ('finds SUVs too big')",
+    "hobby": "an activity the subject does for fun",
+    "favorite_*": "favorite thing of a kind (favorite_book, favorite_food, ...)",
+    # health
+    "diet": "diet the subject follows (vegan, vegetarian, ...)",
+    "allergic_to": "an allergy",
+    # people and animals
+    "spouse": "husband or wife (name)",
+    "partner": "boyfriend, girlfriend, fiance(e) or partner (name)",
+    "relationship_status": "single, engaged, married, divorced, ...",
+    "sibling": "brother or sister",
+    "has_child": "son, daughter or children",
+    "parent": "mother or father",
+    "relative": "other family member",
+    "friend": "a friend",
+    "colleague": "a colleague, boss or co-worker",
+    "mentor": "a mentor",
+    "has_pet": "a pet (name if given, else the animal)",
+    # possessions, intentions, events
+    "owns": "something the subject owns",
+    "plans_to": "something the subject intends to do",
+    "decided": "a decision the subject made",
+    "visited": "a place the subject went to",
+    "attended": "an event, group or occasion the subject went to",
+}
+
+#: Synonyms folded onto the canonical predicate.
+ALIASES: Final[dict[str, str]] = {
+    "moved_to": "lives_in",
+    "relocated_to": "lives_in",
+    "based_in": "lives_in",
+    "home": "lives_in",
+    "hometown": "is_from",
+    "from": "is_from",
+    "employer": "works_at",
+    "works_for": "works_at",
+    "job": "job_title",
+    "works_as": "job_title",
+    "occupation": "job_title",
+    "pivoted_to": "works_on",
+    "business": "works_on",
+    "married_to": "spouse",
+    "wife": "spouse",
+    "husband": "spouse",
+    "boyfriend": "partner",
+    "girlfriend": "partner",
+    "dating": "partner",
+    "child": "has_child",
+    "pet": "has_pet",
+    "love": "likes",
+    "loves": "likes",
+    "like": "likes",
+    "enjoys": "likes",
+    "hates": "dislikes",
+    "allergy": "allergic_to",
+    "plans": "plans_to",
+    "intends_to": "plans_to",
+    "decision": "decided",
+    "went_to": "attended",
+}
+
+#: Prefix of the open favorite_<x> family; every member is single-valued.
+FAVORITE_PREFIX: Final = "favorite_"
+_FAVOURITE_PREFIX: Final = "favourite_"
+
+#: Predicates where a new value for the same subject supersedes the old one (the old memory gets
+#: valid_until = the new one's valid_from). Everything else accumulates.
+SINGLE_VALUED: Final[frozenset[str]] = frozenset(
+    {
+        "lives_in",
+        "is_from",
+        "work_location",
+        "age",
+        "name",
+        "birthday",
+        "works_at",
+        "job_title",
+        "works_on",
+        "diet",
+        "spouse",
+        "partner",
+        "relationship_status",
+    }
+)
+
+#: Entity type of the object for predicates whose object is an entity; used when NER gives no type.
+OBJECT_ENTITY_TYPE: Final[dict[str, EntityType]] = {
+    "lives_in": "location",
+    "is_from": "location",
+    "work_location": "location",
+    "visited": "location",
+    "works_at": "organization",
+    "studies_at": "organization",
+    "member_of": "organization",
+    "works_on": "project",
+    "side_project": "project",
+    "spouse": "person",
+    "partner": "person",
+    "sibling": "person",
+    "has_child": "person",
+    "parent": "person",
+    "relative": "person",
+    "friend": "person",
+    "colleague": "person",
+    "mentor": "person",
+    "has_pet": "other",
+    "owns": "product",
+    "attended": "event",
+    "likes": "concept",
+    "dislikes": "concept",
+    "prefers": "concept",
+    "wants": "concept",
+    "interested_in": "concept",
+    "finds": "concept",
+    "hobby": "concept",
+    "studies": "concept",
+    "diet": "concept",
+    "allergic_to": "concept",
+}
+
+#: Predicates whose object type is certain enough to override a (frequently wrong) small-model NER label,
+#: e.g. "Dune" tagged PERSON as the object of favorite_book, or "B2C" tagged PERSON as works_on.
+STRONG_OBJECT_TYPES: Final[frozenset[str]] = frozenset(
+    {"lives_in", "is_from", "work_location", "works_at", "studies_at", "works_on", "side_project", "spouse",
+     "partner", "sibling", "has_child", "parent", "friend"}
+)
+
+#: favorite_<x> objects by kind of thing; anything else is a concept.
+_FAVORITE_MEDIA: Final = frozenset({"book", "movie", "film", "show", "series", "song", "album", "band", "game"})
+
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def normalise_predicate(predicate: str) -> str:
+    """Canonical snake_case name for ``predicate`` (aliases folded, favourite_ → favorite_)."""
+    name = _NON_WORD.sub("_", predicate.strip().lower()).strip("_")
+    if name.startswith(_FAVOURITE_PREFIX):
+        name = FAVORITE_PREFIX + name[len(_FAVOURITE_PREFIX) :]
+    return ALIASES.get(name, name)
+
+
+def favorite_predicate(thing: str) -> str:
+    """``favorite_<thing>`` for a noun phrase: "favourite kind of music" → ``favorite_music``."""
+    words = [w for w in _NON_WORD.split(thing.lower()) if w and w not in {"kind", "type", "sort", "of"}]
+    return FAVORITE_PREFIX + "_".join(words) if words else FAVORITE_PREFIX.rstrip("_")
+
+
+def is_single_valued(predicate: str) -> bool:
+    """True when a new value of ``predicate`` supersedes the old one for the same subject."""
+    name = normalise_predicate(predicate)
+    return name in SINGLE_VALUED or name.startswith(FAVORITE_PREFIX)
+
+
+def object_entity_type(predicate: str) -> EntityType | None:
+    """The entity type an object of ``predicate`` usually has, or None when it is a free value."""
+    name = normalise_predicate(predicate)
+    if name.startswith(FAVORITE_PREFIX):
+        return "media" if name[len(FAVORITE_PREFIX) :] in _FAVORITE_MEDIA else "concept"
+    return OBJECT_ENTITY_TYPE.get(name)
+
+
+def has_strong_object_type(predicate: str) -> bool:
+    """True when the predicate's object type should win over the NER label."""
+    name = normalise_predicate(predicate)
+    return name in STRONG_OBJECT_TYPES or name.startswith(FAVORITE_PREFIX)

@@ -1,0 +1,156 @@
+"""Cut a parsed sentence into clauses and say whose clause each one is.
+
+Choices:
+
+* A sentence is split at coordinated or comma-spliced clauses that have their own subject
+  ("I went to a support group yesterday and it was so powerful" → two clauses; "SUVs are too big for me,
+  I mostly do city commuting" → two clauses). A clausal complement stays inside its clause ("I said I love
+  it") unless it comes *before* its head (the parser's reading of a comma splice) or hangs off a hedge verb
+  ("I think I'm moving" → the hedged clause "I'm moving").
+* Leading discourse words ("so", "well", "oh", "anyway", "by the way"), interjections, conjunctions and
+  vocatives (a participant's name used to address them) are trimmed; so is trailing punctuation.
+* Each clause gets a subject kind: ``speaker`` (I/we), ``possessive`` ("my sister ...", "our startup ..."),
+  ``implicit`` (a casual subjectless report: "Went hiking yesterday", "Been reading a lot") or ``other``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from spacy.tokens import Span, Token
+
+from ingestion.extractors.rules_filters import HEDGE_VERBS
+from ingestion.extractors.rules_rewrite import FIRST_PERSON_SUBJECTS
+
+SubjectKind = Literal["speaker", "possessive", "implicit", "other"]
+
+SUBJECT_DEPS: Final = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
+SPLIT_DEPS: Final = frozenset({"conj", "parataxis"})
+FIRST_PERSON_POSSESSIVES: Final = frozenset({"my", "our"})
+
+#: Words trimmed from the start of a clause.
+DISCOURSE_WORDS: Final = frozenset(
+    {"so", "well", "also", "anyway", "anyways", "actually", "honestly", "btw", "plus", "besides", "oh", "ah",
+     "yeah", "yes", "yep", "no", "nope", "ok", "okay", "hey", "hi", "hello", "lol", "haha", "wow", "omg",
+     "and", "but", "or", "though", "basically", "like", "um", "uh", "hmm", "guess", "right"}
+)
+_BY_THE_WAY: Final = ("by", "the", "way")
+_TRIM_POS: Final = frozenset({"PUNCT", "CCONJ", "INTJ", "SPACE", "SYM"})
+#: Dependencies of a name that is an argument, not a vocative.
+_ARGUMENT_DEPS: Final = frozenset(
+    {"nsubj", "nsubjpass", "dobj", "pobj", "poss", "attr", "dative", "conj", "compound", "appos", "oprd"}
+)
+_CASUAL_FUTURE: Final = frozenset({"gon", "gonna", "going"})
+
+
+@dataclass(frozen=True)
+class Clause:
+    sent: Span
+    head: Token
+    tokens: tuple[Token, ...]
+    subject: Token | None
+    subject_kind: SubjectKind
+    hedged_by_verb: bool = False
+
+    @property
+    def start_char(self) -> int:
+        return self.tokens[0].idx
+
+    @property
+    def end_char(self) -> int:
+        last = self.tokens[-1]
+        return last.idx + len(last.text)
+
+    def has(self, tok: Token) -> bool:
+        return any(t.i == tok.i for t in self.tokens)
+
+
+def subject_of(head: Token) -> Token | None:
+    """The head's own subject token, if it has one."""
+    return next((c for c in head.children if c.dep_ in SUBJECT_DEPS), None)
+
+
+def is_first_person(tok: Token) -> bool:
+    return tok.lower_ in FIRST_PERSON_SUBJECTS and tok.tag_ == "PRP"
+
+
+def _speaker_head(head: Token) -> bool:
+    subj = subject_of(head)
+    return subj is not None and is_first_person(subj)
+
+
+def clause_heads(sent: Span) -> list[Token]:
+    """The sentence root plus the heads of coordinated / spliced clauses with their own subject."""
+    heads = [sent.root]
+    for tok in sent:
+        if tok.i == sent.root.i or subject_of(tok) is None or tok.pos_ not in ("VERB", "AUX"):
+            continue
+        if tok.dep_ in SPLIT_DEPS:
+            heads.append(tok)
+        elif tok.dep_ == "ccomp" and (
+            tok.i < tok.head.i or (tok.head.lemma_.lower() in HEDGE_VERBS and _speaker_head(tok.head))
+        ):
+            heads.append(tok)
+    return sorted(heads, key=lambda t: t.i)
+
+
+def _collect(head: Token, stop: set[int]) -> list[Token]:
+    out: list[Token] = []
+    stack = [head]
+    while stack:
+        tok = stack.pop()
+        out.append(tok)
+        stack.extend(c for c in tok.children if c.i not in stop)
+    return sorted(out, key=lambda t: t.i)
+
+
+def _is_vocative(tok: Token, names: set[str]) -> bool:
+    return tok.text.lower() in names and tok.dep_ not in _ARGUMENT_DEPS
+
+
+def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
+    toks = [t for t in tokens if not _is_vocative(t, names)]
+    while toks:
+        first = toks[0]
+        if tuple(t.lower_ for t in toks[:3]) == _BY_THE_WAY:
+            toks = toks[3:]
+        elif first.pos_ in _TRIM_POS or (first.lower_ in DISCOURSE_WORDS and first.dep_ not in SUBJECT_DEPS):
+            toks = toks[1:]
+        else:
+            break
+    while toks and (toks[-1].pos_ in _TRIM_POS or toks[-1].is_punct):
+        toks = toks[:-1]
+    return toks
+
+
+def _subject_kind(head: Token, subject: Token | None, tokens: list[Token]) -> SubjectKind:
+    if subject is not None:
+        if is_first_person(subject):
+            return "speaker"
+        if any(c.dep_ == "poss" and c.lower_ in FIRST_PERSON_POSSESSIVES for c in subject.children):
+            return "possessive"
+        return "other"
+    first = tokens[0]
+    if first.tag_ == "VBD" and first.i == head.i:
+        return "implicit"  # "Went hiking yesterday."
+    if first.lower_ == "been" or (first.lower_ in _CASUAL_FUTURE and first.i <= head.i):
+        return "implicit"  # "Been reading a lot." / "Gonna start a new job."
+    return "other"
+
+
+def split_clauses(sent: Span, names: Iterable[str] = ()) -> list[Clause]:
+    """The clauses of ``sent`` with trimmed tokens and subject kinds (empty clauses are left out)."""
+    lowered = {n.lower() for n in names}
+    heads = clause_heads(sent)
+    head_ids = {h.i for h in heads}
+    out: list[Clause] = []
+    for head in heads:
+        tokens = _trim(_collect(head, head_ids - {head.i}), lowered)
+        if not tokens:
+            continue
+        subject = subject_of(head)
+        hedged = head.dep_ == "ccomp" and head.head.lemma_.lower() in HEDGE_VERBS and _speaker_head(head.head)
+        out.append(Clause(sent, head, tuple(tokens), subject, _subject_kind(head, subject, tokens), hedged))
+    return out

@@ -1,0 +1,148 @@
+"""What the rules extractor refuses to turn into memories: questions, chatter, hedged filler, fragments.
+
+Choices:
+
+* A sentence that ends with "?" is dropped whole, even when it starts with a statement ("I'm looking for a
+  new car, can you help?"): the request is what the sentence is for, and a half-kept sentence is more often
+  wrong than right. Questions without a question mark are caught by their shape (a question word or an
+  auxiliary before the subject).
+* Chatter is judged on the sentence's words: if every word is a greeting, thanks, acknowledgement, filler or
+  a participant's name ("Hi!", "thanks so much!", "lol", "that's great", "I agree", "I love it"), it goes.
+* A clause that survives must still say something: at least one substantive word (a noun, a name, a number,
+  or a verb that is not a light/reporting verb) besides its subject.
+* Hedges ("maybe", "I think", "probably", "kind of") do not drop a clause; they lower its confidence
+  (see ``rules_scoring``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Final
+
+from spacy.tokens import Span, Token
+
+#: Words that make up greetings, thanks, acknowledgements and filler.
+CHATTER_WORDS: Final = frozenset(
+    """
+    hi hello hey heya hiya yo howdy greetings morning evening afternoon night good bye goodbye cya later
+    soon talk care cheers thanks thank thx ty tysm you ya u so much very really lot a lots all for it that
+    this that's thats it's its is was be been sounds sound looks look seems great good nice cool awesome
+    amazing wonderful fantastic perfect lovely sweet wow whoa woah oh ah aha ahh hmm hm um uh er erm lol
+    lmao rofl haha hahaha hehe ok okay k kk sure yes yeah yep yup yea no nope nah right true exactly indeed
+    totally absolutely definitely agree agreed i me my i'm im am 'm see know understand get got gotcha mean
+    fine well alright glad happy hear to too same here there np problem welcome congrats congratulations
+    love like omg omw btw anyway anyways again also just still now then and but the an of on in what
+    haha! please thx! xoxo hug hugs yay woohoo
+    """.split()
+)
+
+#: Whole-sentence filler that the word test would not catch on its own.
+FILLER_PHRASES: Final = frozenset(
+    {
+        "i don't know",
+        "i dont know",
+        "not sure",
+        "i'm not sure",
+        "i guess so",
+        "maybe",
+        "i hope so",
+        "me too",
+        "same here",
+        "you too",
+        "no worries",
+        "never mind",
+        "take care",
+        "talk to you soon",
+        "see you soon",
+        "good to see you",
+        "how about you",
+    }
+)
+
+#: Words that open a question when they start a sentence.
+WH_WORDS: Final = frozenset({"what", "how", "why", "where", "when", "who", "whom", "whose", "which"})
+QUESTION_AUXILIARIES: Final = frozenset(
+    {"do", "does", "did", "can", "could", "would", "will", "should", "shall", "is", "are", "was", "were",
+     "have", "has", "had", "may", "might", "must", "am"}
+)
+
+#: Hedge markers that lower confidence.
+HEDGE_WORDS: Final = frozenset(
+    {"maybe", "probably", "perhaps", "possibly", "might", "guess", "suppose", "unsure", "hopefully",
+     "supposedly", "apparently", "somewhat"}
+)
+HEDGE_PHRASES: Final = ("not sure", "kind of", "sort of", "i think", "i feel like", "i believe")
+
+#: Verbs of thinking that turn their complement into a hedged statement ("I think I'm moving").
+HEDGE_VERBS: Final = frozenset({"think", "guess", "suppose", "believe", "reckon", "feel", "imagine", "bet"})
+
+#: Verbs that do not carry content on their own ("I know", "I agree", "I'm here").
+LIGHT_VERBS: Final = frozenset(
+    {"be", "have", "do", "get", "know", "think", "see", "hope", "mean", "guess", "agree", "appreciate",
+     "thank", "feel", "say", "tell", "wish", "bet", "suppose", "believe", "understand", "wonder", "let",
+     "seem", "look", "sound", "miss", "love", "like", "want", "need", "can", "will", "would"}
+)
+
+#: Part-of-speech tags that count as substantive content.
+SUBSTANTIVE_POS: Final = frozenset({"NOUN", "PROPN", "NUM"})
+
+_WORD: Final = re.compile(r"[a-z']+|\d+")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower().replace("\u2019", "'"))
+
+
+def is_question(sent: Span) -> bool:
+    """True for questions: a final "?" or question word order (wh-word / auxiliary before the subject)."""
+    text = sent.text.rstrip()
+    if text.endswith("?"):
+        return True
+    words = [t for t in sent if not t.is_punct and not t.is_space]
+    if not words:
+        return False
+    first = words[0].lower_
+    if first not in WH_WORDS and first not in QUESTION_AUXILIARIES:
+        return False
+    subjects = [t for t in sent.root.children if t.dep_ in ("nsubj", "nsubjpass", "expl")]
+    if not subjects:
+        return False
+    # "Do you ...", "What did you ..." : an auxiliary of the root comes before its subject.
+    return any(
+        c.dep_ in ("aux", "auxpass") and c.i < subjects[0].i for c in sent.root.children
+    ) or (first in QUESTION_AUXILIARIES and words[0].i < subjects[0].i and words[0] == sent.root)
+
+
+def is_chatter(text: str, names: Iterable[str] = ()) -> bool:
+    """True when ``text`` is only greetings, thanks, acknowledgements, filler or names."""
+    words = _words(text)
+    if not words:
+        return True
+    normalised = " ".join(words)
+    if normalised in FILLER_PHRASES:
+        return True
+    allowed = CHATTER_WORDS | {n.lower() for name in names for n in _words(name)}
+    return all(w in allowed for w in words)
+
+
+def hedged(tokens: Iterable[Token]) -> bool:
+    """True when the clause carries a hedge marker."""
+    toks = list(tokens)
+    if any(t.lower_ in HEDGE_WORDS for t in toks):
+        return True
+    text = " ".join(t.lower_ for t in toks)
+    return any(p in text for p in HEDGE_PHRASES)
+
+
+def substantive_count(tokens: Iterable[Token], subject: Token | None) -> int:
+    """Number of content-carrying tokens in a clause, its subject excluded."""
+    count = 0
+    for t in tokens:
+        if subject is not None and t.i == subject.i:
+            continue
+        if t.pos_ in SUBSTANTIVE_POS and t.lower_ not in CHATTER_WORDS:
+            count += 1
+        elif t.pos_ == "VERB" and t.lemma_.lower() not in LIGHT_VERBS:
+            count += 1
+    return count

@@ -1,0 +1,119 @@
+"""Small dependency-parse helpers shared by the rules extractor's pattern modules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from spacy.tokens import Token
+
+from ingestion.extractors.base import Kind
+from ingestion.extractors.rules_clauses import Clause
+from ingestion.extractors.rules_lexicon import OBJECT_LEADING_DROP
+
+NEGATION_DEPS: Final = frozenset({"neg"})
+NEGATION_WORDS: Final = frozenset({"never", "no longer"})
+NAME_VERBS: Final = frozenset({"name", "call"})
+NAME_SLOT_DEPS: Final = frozenset({"oprd", "attr", "dobj", "npadvmod", "appos"})
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One (predicate, object) a clause states about its subject.
+
+    ``template`` (with ``{s}`` for the subject and ``{o}`` for the object) gives the claim text when the
+    clause's own words would not read as a standalone claim; otherwise the rewritten clause is the claim.
+    """
+
+    predicate: str
+    kind: Kind
+    object_tokens: tuple[Token, ...] = ()
+    object_text: str | None = None
+    template: str | None = None
+    specific: bool = True
+    hedged: bool = False
+
+
+def children(tok: Token, *deps: str) -> list[Token]:
+    return [c for c in tok.children if c.dep_ in deps]
+
+
+def first_child(tok: Token, *deps: str) -> Token | None:
+    return next((c for c in tok.children if c.dep_ in deps), None)
+
+
+def prep_object(tok: Token, preps: Iterable[str]) -> Token | None:
+    """The object of a preposition attached to ``tok`` ("interested *in* X" → X)."""
+    wanted = set(preps)
+    for prep in tok.children:
+        if prep.dep_ in ("prep", "agent", "dative") and prep.lower_ in wanted:
+            obj = first_child(prep, "pobj", "pcomp")
+            if obj is not None:
+                return obj
+    return None
+
+
+def is_negated(tok: Token) -> bool:
+    if any(c.dep_ in NEGATION_DEPS or c.lower_ == "never" for c in tok.children):
+        return True
+    return tok.head.dep_ != "ROOT" and tok.dep_ in ("xcomp", "acomp") and is_negated(tok.head)
+
+
+def is_past(head: Token) -> bool:
+    """Simple past or past progressive ("I moved", "I was living"); present perfect is not past."""
+    if head.tag_ == "VBD":
+        return True
+    return any(c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD" for c in head.children)
+
+
+def is_progressive(head: Token) -> bool:
+    return head.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in head.children)
+
+
+def phrase(tok: Token, clause: Clause) -> tuple[Token, ...]:
+    """The subtree of ``tok`` inside the clause, without leading determiners or edge punctuation."""
+    inside = {t.i for t in clause.tokens}
+    toks = [t for t in tok.subtree if t.i in inside]
+    while toks and (toks[0].lower_ in OBJECT_LEADING_DROP and toks[0].i != tok.i or toks[0].is_punct):
+        toks = toks[1:]
+    while toks and (toks[-1].is_punct or toks[-1].pos_ in ("CCONJ", "SPACE")):
+        toks = toks[:-1]
+    return tuple(toks)
+
+
+def core(tok: Token) -> tuple[Token, ...]:
+    """A noun with its compounds and adjectives but no clauses/prepositions ("a senior data engineer at X"
+    → "senior data engineer")."""
+    mods = [c for c in tok.lefts if c.dep_ in ("compound", "amod", "nmod", "nummod") and c.pos_ != "DET"]
+    toks = [t for m in mods for t in m.subtree if t.dep_ != "poss" and t.pos_ not in ("DET", "PUNCT")]
+    return (*sorted(toks, key=lambda t: t.i), tok)
+
+
+def name_of(tok: Token) -> tuple[Token, ...]:
+    """A proper name with its compound parts ("Mary Jane")."""
+    parts = [c for c in tok.lefts if c.dep_ == "compound" and c.pos_ == "PROPN"]
+    return (*parts, tok)
+
+
+def names_attached(tok: Token) -> list[tuple[Token, ...]]:
+    """Proper names a noun introduces: appositions ("my wife Sara", "two kids, Max and Lily") and
+    "named/called X" ("a dog named Rex")."""
+    found: list[Token] = []
+    for c in tok.children:
+        if c.dep_ in ("appos", "conj") and c.pos_ == "PROPN":
+            found.append(c)
+        elif c.dep_ == "acl" and c.lemma_.lower() in NAME_VERBS:
+            found.extend(g for g in c.children if g.dep_ in NAME_SLOT_DEPS and g.pos_ == "PROPN")
+    if tok.dep_ == "compound" and tok.head.pos_ == "PROPN":
+        found.append(tok.head)  # "my friend Tom" parsed as compound(Tom, friend)
+    out: list[Token] = []
+    for name in found:
+        out.append(name_of(name))
+        out.extend(name_of(c) for c in name.children if c.dep_ == "conj" and c.pos_ == "PROPN")
+    return out
+
+
+def particle(head: Token) -> str:
+    prt = first_child(head, "prt")
+    return prt.lower_ if prt is not None else ""

@@ -1,0 +1,100 @@
+"""Word lists the rules extractor's patterns key on (lower-case lemmas unless noted).
+
+Kept apart from the patterns so they can grow without touching logic. They are deliberately small and
+common-case: the rules extractor is the offline default, and a word missing here only means the clause
+falls back to the generic verb-lemma predicate, not that it is lost.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: Relationship nouns → predicate.
+RELATION_NOUNS: Final[dict[str, str]] = {
+    **dict.fromkeys(("wife", "husband", "spouse"), "spouse"),
+    **dict.fromkeys(("boyfriend", "girlfriend", "partner", "fiance", "fiancee", "fiancé", "fiancée"), "partner"),
+    **dict.fromkeys(("sister", "brother", "sibling", "twin"), "sibling"),
+    **dict.fromkeys(("son", "daughter", "kid", "child", "baby", "children", "kids"), "has_child"),
+    **dict.fromkeys(("mom", "mother", "mum", "dad", "father", "parent", "parents"), "parent"),
+    **dict.fromkeys(
+        ("grandma", "grandmother", "grandpa", "grandfather", "aunt", "uncle", "cousin", "niece", "nephew",
+         "grandson", "granddaughter", "stepmom", "stepdad", "stepson", "stepdaughter"),
+        "relative",
+    ),
+    **dict.fromkeys(("friend", "buddy", "bff", "bestie", "pal", "roommate", "flatmate"), "friend"),
+    **dict.fromkeys(("colleague", "coworker", "co-worker", "boss", "manager", "teammate", "cofounder"), "colleague"),
+    "mentor": "mentor",
+}
+
+#: Pets (lemmas).
+PET_NOUNS: Final = frozenset(
+    {"dog", "cat", "puppy", "kitten", "hamster", "rabbit", "bunny", "parrot", "bird", "fish", "turtle",
+     "tortoise", "horse", "pony", "guinea", "snake", "lizard", "gecko", "ferret", "pup", "goldfish", "chinchilla"}
+)
+
+#: Diets, as adjectives or nouns ("I'm vegan", "I'm a vegetarian", "I went vegan").
+DIETS: Final = frozenset(
+    {"vegan", "vegetarian", "pescatarian", "pescetarian", "keto", "paleo", "carnivore", "flexitarian",
+     "gluten-free", "halal", "kosher", "omnivore"}
+)
+
+#: Relationship statuses ("I'm married", "I got engaged").
+RELATIONSHIP_STATUSES: Final = frozenset({"married", "single", "engaged", "divorced", "widowed", "separated"})
+
+#: Adjectives of interest that take "in/on/about" ("interested in", "keen on", "passionate about").
+INTEREST_ADJECTIVES: Final = frozenset({"interested", "keen", "passionate", "curious", "fascinated"})
+
+#: Occupation nouns (heads of "I'm a data engineer", "I work as a nurse").
+OCCUPATIONS: Final = frozenset(
+    """
+    teacher nurse doctor physician engineer developer programmer designer lawyer attorney accountant manager
+    consultant writer author artist painter musician singer chef cook scientist researcher professor
+    lecturer architect analyst photographer pharmacist dentist therapist counselor counsellor psychologist
+    mechanic electrician plumber carpenter pilot driver farmer firefighter officer soldier journalist
+    editor salesperson entrepreneur founder cofounder ceo cto cfo freelancer barista waiter waitress cashier
+    clerk librarian veterinarian vet surgeon paramedic intern tutor coach trainer instructor dancer actor
+    actress student accountant banker broker realtor baker butcher tailor translator interpreter
+    administrator assistant receptionist secretary technician scientist biologist chemist physicist
+    mathematician economist marketer recruiter producer director streamer youtuber blogger influencer
+    """.split()
+)
+
+#: Things one owns ("I have a car", "I bought a new laptop").
+OWNABLE_NOUNS: Final = frozenset(
+    """
+    car bike bicycle motorcycle motorbike scooter truck van suv boat house home apartment flat condo cabin
+    laptop computer pc phone iphone tablet ipad camera guitar piano violin drum drums keyboard console tv
+    watch kindle printer drone
+    """.split()
+)
+
+#: Nouns naming a job, for "got a job at X" / "started a new role as Y".
+JOB_NOUNS: Final = frozenset({"job", "position", "role", "internship", "gig", "post"})
+
+#: Verbs that mean a job was taken (not lost) when they govern a job noun.
+JOB_TAKING_VERBS: Final = frozenset(
+    {"get", "start", "begin", "land", "accept", "take", "have", "find", "secure", "receive", "score"}
+)
+
+#: Nouns that make "join X" a membership rather than a new employer.
+GROUP_NOUNS: Final = frozenset(
+    {"club", "group", "team", "class", "gym", "choir", "band", "league", "community", "society", "circle",
+     "course", "program", "programme", "union", "church", "association", "organization", "organisation"}
+)
+
+#: Nouns that stand for the speaker's own business ("our startup pivoted to B2C" is about the speaker).
+SPEAKER_BUSINESS_NOUNS: Final = frozenset({"company", "startup", "business", "firm", "product", "team", "agency"})
+
+#: Words making an extra line of work additional rather than a replacement ("I also work on ...").
+ADDITIVE_WORDS: Final = frozenset({"also", "too", "additionally", "side"})
+
+#: Determiners and quantifiers stripped from the front of object values.
+OBJECT_LEADING_DROP: Final = frozenset(
+    {"a", "an", "the", "some", "this", "that", "these", "those", "any", "to", "about", "of"}
+)
+
+#: Subjects that cannot carry an opinion claim on their own ("it's too big for me").
+VAGUE_SUBJECTS: Final = frozenset(
+    {"it", "this", "that", "they", "these", "those", "he", "she", "which", "what", "there", "everything",
+     "anything", "something", "nothing", "all", "both", "one"}
+)

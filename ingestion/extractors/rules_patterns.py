@@ -1,0 +1,214 @@
+"""Map a clause about the speaker to (predicate, object, kind) facts.
+
+The verb table below is tried row by row on the clause's head verb; every row whose slot is filled gives a
+fact (so "I work at Acme as a data engineer" yields ``works_at`` and ``job_title``). Copulas, possession
+("I have a dog named Rex") and jobs ("I got a job at Stripe") have their own functions in
+``rules_patterns_be``. A clause that matches nothing keeps a generic fact whose predicate is the verb lemma
+("I painted a sunrise" → ``paint``), so its claim is still remembered; ``specific=False`` marks it.
+
+Choices:
+
+* Stative work/home rows (live, work, study, own) only fire in the present or present perfect:
+  "I lived in Berlin" is a past event, not ``lives_in``.
+* Negation flips likes → dislikes; any other negated pattern falls back to the generic ``not_<verb>``.
+* "going to <verb>" and "planning to" are decisions (``plans_to``); "went to <place>" is ``visited`` when the
+  place is a location and ``attended`` otherwise ("went to a support group").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from spacy.tokens import Token
+
+from ingestion.extractors.base import Kind
+from ingestion.extractors.rules_clauses import Clause
+from ingestion.extractors.rules_filters import substantive_count
+from ingestion.extractors.rules_grammar import (
+    Fact,
+    first_child,
+    is_negated,
+    is_past,
+    is_progressive,
+    particle,
+    phrase,
+    prep_object,
+)
+from ingestion.extractors.rules_lexicon import (
+    ADDITIVE_WORDS,
+    DIETS,
+    GROUP_NOUNS,
+    PET_NOUNS,
+    RELATION_NOUNS,
+)
+from ingestion.extractors.rules_patterns_be import copula_facts, job_noun_facts, possession_facts
+
+#: Fewest content words (besides the subject) a generic clause needs to be kept.
+MIN_SUBSTANTIVE_WORDS: Final = 1
+#: Verbs whose past tense describes a state, not an event.
+STATIVE_VERBS: Final = frozenset({"be", "have", "feel", "know", "think", "seem", "want", "need", "like", "love"})
+LOCATION_LABELS: Final = frozenset({"GPE", "LOC", "FAC"})
+_LIKE_TO_DISLIKE: Final = {"likes": "dislikes"}
+
+
+@dataclass(frozen=True)
+class VerbRule:
+    lemmas: frozenset[str]
+    predicate: str
+    kind: Kind
+    slots: tuple[str, ...]  # "dobj", "xcomp", "ccomp", "acomp", "attr", "oprd", "prep:in,at"
+    present_only: bool = False  # stative rows: not in the simple past
+    past_only: bool = False
+    progressive_only: bool = False
+
+
+def _row(lemmas: str, predicate: str, kind: Kind, *slots: str, **flags: bool) -> VerbRule:
+    return VerbRule(frozenset(lemmas.split()), predicate, kind, slots, **flags)
+
+
+#: The verb table, in priority order.
+VERB_RULES: Final[tuple[VerbRule, ...]] = (
+    _row("live reside", "lives_in", "fact", "prep:in", present_only=True),
+    _row("move relocate", "lives_in", "event", "prep:to"),
+    _row("work", "works_at", "fact", "prep:at,for", present_only=True),
+    _row("work", "job_title", "fact", "prep:as", present_only=True),
+    _row("work", "works_on", "fact", "prep:on,in", present_only=True),
+    _row("pivot", "works_on", "event", "prep:to,into"),
+    _row("hire employ", "works_at", "event", "prep:at,by"),
+    _row("start begin", "works_at", "event", "prep:at"),
+    _row("study major", "studies_at", "fact", "prep:at", present_only=True),
+    _row("study learn", "studies", "fact", "dobj", present_only=True),
+    _row("major", "studies", "fact", "prep:in", present_only=True),
+    _row("love like enjoy adore", "likes", "preference", "dobj", "xcomp"),
+    _row("prefer", "prefers", "preference", "dobj", "xcomp"),
+    _row("hate dislike detest loathe", "dislikes", "preference", "dobj", "xcomp"),
+    _row("want need", "wants", "preference", "dobj", "xcomp"),
+    _row("look search", "wants", "preference", "prep:for"),
+    _row("decide", "decided", "decision", "xcomp", "ccomp", "prep:on"),
+    _row("choose pick select", "decided", "decision", "dobj", "xcomp"),
+    _row("opt settle", "decided", "decision", "prep:for,on", "xcomp"),
+    _row("plan intend aim", "plans_to", "decision", "xcomp", "prep:on"),
+    _row("become turn go switch", "diet", "event", "acomp", "attr", "dobj", "oprd", "prep:to"),
+    _row("go", "plans_to", "decision", "xcomp", progressive_only=True),
+    _row("go travel fly drive head", "visited", "event", "prep:to", past_only=True),
+    _row("visit tour", "visited", "event", "dobj"),
+    _row("attend", "attended", "event", "dobj"),
+    _row("own", "owns", "fact", "dobj", present_only=True),
+    _row("buy purchase", "owns", "event", "dobj"),
+    _row("adopt rescue", "has_pet", "event", "dobj"),
+    _row("marry", "spouse", "relationship", "dobj"),
+    _row("date", "partner", "relationship", "dobj", progressive_only=True),
+    _row("play practice practise collect", "hobby", "fact", "dobj", present_only=True),
+    _row("join", "member_of", "event", "dobj"),
+)
+
+
+def _slot(head: Token, slot: str) -> Token | None:
+    if slot.startswith("prep:"):
+        return prep_object(head, slot[len("prep:"):].split(","))
+    return first_child(head, slot)
+
+
+def _diet_word(obj: Token) -> str | None:
+    for tok in obj.subtree:
+        if tok.lower_ in DIETS:
+            return tok.lower_
+    return None
+
+
+def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None] | None:
+    """Adjust a row's predicate to its object (None rejects the row); second item = literal object value."""
+    pred = rule.predicate
+    if pred == "diet":
+        word = _diet_word(obj)
+        return (pred, word) if word else None
+    if pred == "works_on":
+        if obj.ent_type_ in LOCATION_LABELS:
+            return ("work_location", None)
+        if any(t.lower_ in ADDITIVE_WORDS for t in clause.tokens):
+            return ("side_project", None)
+    if pred == "visited" and obj.ent_type_ not in LOCATION_LABELS and obj.pos_ != "PROPN":
+        return ("attended", None)
+    if pred == "has_pet":
+        noun = obj.lemma_.lower()
+        if noun in PET_NOUNS:
+            return (pred, None)
+        return (RELATION_NOUNS[noun], None) if RELATION_NOUNS.get(noun) == "has_child" else None
+    if pred == "member_of" and obj.ent_type_ == "ORG" and obj.lemma_.lower() not in GROUP_NOUNS:
+        return ("works_at", None)
+    return (pred, None)
+
+
+def _tense_allows(rule: VerbRule, head: Token) -> bool:
+    past = is_past(head)
+    if rule.present_only and past:
+        return False
+    if rule.past_only and not past:
+        return False
+    return not (rule.progressive_only and not is_progressive(head))
+
+
+def verb_facts(clause: Clause) -> list[Fact]:
+    """Facts from the verb table for the clause's head."""
+    head = clause.head
+    lemma = head.lemma_.lower()
+    negated = is_negated(head)
+    facts: list[Fact] = []
+    seen: set[str] = set()
+    for rule in VERB_RULES:
+        if lemma not in rule.lemmas or not _tense_allows(rule, head):
+            continue
+        for slot in rule.slots:
+            obj = _slot(head, slot)
+            if obj is None:
+                continue
+            refined = _refine(rule, obj, clause)
+            if refined is None:
+                continue
+            pred, literal = refined
+            if negated:
+                if pred not in _LIKE_TO_DISLIKE:
+                    return []
+                pred = _LIKE_TO_DISLIKE[pred]
+            if pred in seen:
+                break
+            seen.add(pred)
+            if lemma in ("love", "like") and any(c.lower_ in ("would", "'d") for c in head.children):
+                pred = "wants"  # "I'd love to ..." is a wish, not a taste
+            facts.append(Fact(pred, rule.kind, phrase(obj, clause), literal))
+            break
+    return facts
+
+
+def generic_fact(clause: Clause) -> Fact | None:
+    """The fallback: predicate = verb lemma (+ particle, "not_" if negated), object = the rest of the clause."""
+    head = clause.head
+    if substantive_count(clause.tokens, clause.subject) < MIN_SUBSTANTIVE_WORDS:
+        return None
+    lemma = head.lemma_.lower()
+    pred = "is" if lemma == "be" else lemma
+    prt = particle(head)
+    if prt:
+        pred = f"{pred}_{prt}"
+    if is_negated(head):
+        pred = f"not_{pred}"
+    subject_ids = {t.i for t in clause.subject.subtree} if clause.subject is not None else set()
+    obj = tuple(
+        t for t in clause.tokens if t.i > head.i and t.i not in subject_ids and not (t.dep_ == "prt" and t.head == head)
+    )
+    kind: Kind = "event" if is_past(head) and lemma not in STATIVE_VERBS else "fact"
+    return Fact(pred, kind, obj, specific=False)
+
+
+def speaker_facts(clause: Clause) -> list[Fact]:
+    """All facts for a clause whose subject is the speaker (or the speaker's own thing)."""
+    if clause.head.lemma_.lower() == "be":
+        facts = copula_facts(clause)
+    else:
+        facts = verb_facts(clause) + possession_facts(clause)
+    facts += job_noun_facts(clause)
+    if not facts:
+        fallback = generic_fact(clause)
+        facts = [fallback] if fallback is not None else []
+    return facts

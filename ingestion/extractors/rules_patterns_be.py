@@ -1,0 +1,200 @@
+"""Patterns on "be", "have/get" and job nouns for clauses about the speaker.
+
+* "I'm interested in / keen on X" → ``interested_in``; "I'm allergic to X" → ``allergic_to``;
+  "I'm vegan" / "I'm a vegetarian" → ``diet``; "I'm married (to X)" → ``relationship_status`` (+ ``spouse``);
+  "I'm from X" → ``is_from``; "I'm based in X" → ``lives_in``; "I'm into X" / "a big fan of X" → ``likes``;
+  "I'm 34" → ``age``; "I'm a data engineer (at Acme)" → ``job_title`` (+ ``works_at``); "I'm a student at X"
+  → ``studies_at``.
+* "I have / got a dog named Rex" → ``has_pet`` (the name when given, else the animal); kids, siblings and
+  partners likewise; "a peanut allergy" → ``allergic_to``; cars, laptops, ... → ``owns``. "got married" →
+  ``relationship_status``.
+* "I got / started / landed a job at X as Y" → ``works_at`` + ``job_title`` (never for "lost my job").
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from spacy.tokens import Token
+
+from ingestion.extractors.base import Kind
+from ingestion.extractors.rules_clauses import Clause
+from ingestion.extractors.rules_grammar import (
+    Fact,
+    children,
+    core,
+    first_child,
+    is_negated,
+    is_past,
+    names_attached,
+    phrase,
+    prep_object,
+)
+from ingestion.extractors.rules_lexicon import (
+    DIETS,
+    INTEREST_ADJECTIVES,
+    JOB_NOUNS,
+    JOB_TAKING_VERBS,
+    OCCUPATIONS,
+    OWNABLE_NOUNS,
+    PET_NOUNS,
+    RELATION_NOUNS,
+    RELATIONSHIP_STATUSES,
+)
+
+POSSESSION_VERBS: Final = frozenset({"have", "get", "own"})
+STATUS_PARTNER: Final = {"married": "spouse", "engaged": "partner"}
+SECONDARY_TEMPLATES: Final = {
+    "works_at": "{s} works at {o}.",
+    "job_title": "{s} works as {o}.",
+    "studies_at": "{s} studies at {o}.",
+    "spouse": "{s} is married to {o}.",
+    "partner": "{s}'s partner is {o}.",
+    "has_child": "{s} has a child named {o}.",
+    "has_pet": "{s} has a pet named {o}.",
+    "sibling": "{s} has a sibling named {o}.",
+    "relationship_status": "{s} is {o}.",
+}
+
+
+def _secondary(pred: str, kind: Kind, obj: tuple[Token, ...] = (), literal: str | None = None) -> Fact:
+    return Fact(pred, kind, obj, literal, template=SECONDARY_TEMPLATES.get(pred, "{s}: " + pred + " {o}."))
+
+
+def _age(clause: Clause) -> str | None:
+    for tok in clause.tokens:
+        if tok.like_num and (tok.head.lemma_ in ("year", "old") or tok.dep_ in ("attr", "acomp")):
+            return tok.text
+    return None
+
+
+def _acomp_facts(clause: Clause, acomp: Token) -> list[Fact]:
+    lemma, low = acomp.lemma_.lower(), acomp.lower_
+    if lemma in INTEREST_ADJECTIVES:
+        obj = prep_object(acomp, ("in", "on", "about", "by"))
+        return [Fact("interested_in", "preference", phrase(obj, clause))] if obj is not None else []
+    if lemma == "allergic":
+        obj = prep_object(acomp, ("to",))
+        return [Fact("allergic_to", "fact", phrase(obj, clause))] if obj is not None else []
+    if low in DIETS:
+        return [Fact("diet", "fact", object_text=low)]
+    if low in RELATIONSHIP_STATUSES:
+        facts = [Fact("relationship_status", "relationship", object_text=low)]
+        partner = prep_object(acomp, ("to",))
+        if partner is not None and low in STATUS_PARTNER:
+            facts.append(_secondary(STATUS_PARTNER[low], "relationship", phrase(partner, clause)))
+        return facts
+    if lemma == "based":
+        obj = prep_object(acomp, ("in",))
+        return [Fact("lives_in", "fact", phrase(obj, clause))] if obj is not None else []
+    if lemma == "old":
+        age = _age(clause)
+        return [Fact("age", "fact", object_text=age)] if age else []
+    return []
+
+
+def _attr_facts(clause: Clause, attr: Token) -> list[Fact]:
+    lemma, low = attr.lemma_.lower(), attr.lower_
+    if lemma == "fan":
+        obj = prep_object(attr, ("of",))
+        return [Fact("likes", "preference", phrase(obj, clause))] if obj is not None else []
+    if low in DIETS:
+        return [Fact("diet", "fact", object_text=low)]
+    if attr.like_num:
+        return [Fact("age", "fact", object_text=attr.text)]
+    if lemma == "student":
+        school = prep_object(attr, ("at", "in"))
+        facts = [Fact("job_title", "fact", object_text="student")]
+        if school is not None:
+            facts.append(_secondary("studies_at", "fact", phrase(school, clause)))
+        return facts
+    if lemma in OCCUPATIONS:
+        facts = [Fact("job_title", "fact", core(attr))]
+        employer = prep_object(attr, ("at", "for", "with"))
+        if employer is not None:
+            facts.append(_secondary("works_at", "fact", phrase(employer, clause)))
+        return facts
+    return []
+
+
+def copula_facts(clause: Clause) -> list[Fact]:
+    """Facts from "I am ..." clauses (negated copulas are left to the generic fallback)."""
+    head = clause.head
+    if is_negated(head):
+        attr = first_child(head, "attr")
+        if attr is not None and attr.lemma_.lower() == "fan":
+            obj = prep_object(attr, ("of",))
+            return [Fact("dislikes", "preference", phrase(obj, clause))] if obj is not None else []
+        return []
+    if is_past(head):
+        return []
+    facts: list[Fact] = []
+    for acomp in children(head, "acomp"):
+        facts += _acomp_facts(clause, acomp)
+    for attr in children(head, "attr"):
+        facts += _attr_facts(clause, attr)
+    origin = prep_object(head, ("from",))
+    if origin is not None and origin.pos_ == "PROPN":
+        facts.append(Fact("is_from", "fact", phrase(origin, clause)))
+    liked = prep_object(head, ("into",))
+    if liked is not None:
+        facts.append(Fact("likes", "preference", phrase(liked, clause)))
+    return facts
+
+
+def _named_or_noun(noun: Token, clause: Clause) -> list[tuple[tuple[Token, ...], str | None]]:
+    names = names_attached(noun)
+    if names:
+        return [(n, None) for n in names]
+    return [((), noun.lemma_.lower())]
+
+
+def possession_facts(clause: Clause) -> list[Fact]:
+    """Facts from "I have/got/own ..." clauses."""
+    head = clause.head
+    lemma = head.lemma_.lower()
+    if lemma not in POSSESSION_VERBS or is_negated(head):
+        return []
+    kind: Kind = "event" if lemma == "get" and is_past(head) else "fact"
+    status = next((t for t in head.children if t.lower_ in RELATIONSHIP_STATUSES), None)
+    if lemma == "get" and status is not None:
+        return [Fact("relationship_status", "relationship", object_text=status.lower_)]
+    dobj = first_child(head, "dobj")
+    if dobj is None:
+        return []
+    noun = dobj.lemma_.lower()
+    facts: list[Fact] = []
+    pred = "has_pet" if noun in PET_NOUNS else RELATION_NOUNS.get(noun)
+    if pred is not None and pred not in ("friend", "colleague", "mentor"):
+        rel_kind: Kind = "fact" if pred == "has_pet" else "relationship"
+        for i, (tokens, literal) in enumerate(_named_or_noun(dobj, clause)):
+            fact = Fact(pred, rel_kind, tokens, literal)
+            facts.append(fact if i == 0 else _secondary(pred, rel_kind, tokens, literal))
+        return facts
+    if noun == "allergy":
+        allergen = prep_object(dobj, ("to",))
+        tokens = phrase(allergen, clause) if allergen is not None else core(dobj)[:-1]
+        return [Fact("allergic_to", "fact", tokens)] if tokens else []
+    if noun in OWNABLE_NOUNS or dobj.ent_type_ == "PRODUCT":
+        return [Fact("owns", kind, phrase(dobj, clause))]
+    return []
+
+
+def job_noun_facts(clause: Clause) -> list[Fact]:
+    """"I got/started/landed a job at X (as Y)" → works_at X (+ job_title Y)."""
+    head = clause.head
+    if head.lemma_.lower() not in JOB_TAKING_VERBS or is_negated(head):
+        return []
+    kind: Kind = "event" if is_past(head) else "fact"
+    facts: list[Fact] = []
+    for noun in children(head, "dobj"):
+        if noun.lemma_.lower() not in JOB_NOUNS:
+            continue
+        employer = prep_object(noun, ("at", "with", "for"))
+        title = prep_object(noun, ("as",)) or prep_object(head, ("as",))
+        if employer is not None:
+            facts.append(Fact("works_at", kind, phrase(employer, clause)))
+        if title is not None:
+            fact = Fact("job_title", kind, core(title))
+            facts.append(fact if not facts else _secondary("job_title", kind, core(title)))
+    return facts

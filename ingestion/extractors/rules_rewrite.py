@@ -1,0 +1,188 @@
+"""Rewrite first-person text into a standalone third-person claim with absolute dates.
+
+"I went to a support group yesterday" said by Caroline on 8 May 2023 becomes
+"Caroline went to a support group on 7 May 2023".
+
+Choices:
+
+* I/me/we/us → the speaker's name ("User" for an unnamed user); my/our/mine/ours → "<name>'s";
+  myself/ourselves → "themselves" (no gender is guessed). "we" is read as the speaker, so "we pivoted to
+  B2C" is a claim about the speaker's work.
+* you/your → the other participant: the other named speaker in a two-person conversation, "the assistant"
+  when the user talks to an assistant. Unresolvable "you" is left as written.
+* Verbs agree with the new third-person subject: "I am"/"I'm" → "is", "we were" → "was",
+  "I have"/"I've" → "has", "I don't" → "doesn't", "I love" → "loves"; "I'd" → "would" (or "had" before a
+  participle), "I'll" → "will".
+* A resolved time mention is replaced by ``ingestion.temporal.format_when`` ("yesterday" → "on 7 May 2023");
+  after a preposition it keeps ("since", "until", "early", ...) the bare form is used ("since 2022").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from spacy.tokens import Doc, Token
+
+from ingestion.extractors.base import USER_SUBJECT, TimeMention
+from ingestion.temporal import format_when
+
+#: How an unnamed user and the assistant are written in claims.
+USER_DISPLAY: Final = "User"
+ASSISTANT_DISPLAY: Final = "the assistant"
+NEUTRAL_REFLEXIVE: Final = "themselves"
+
+FIRST_PERSON_SUBJECTS: Final = frozenset({"i", "we"})
+_SELF: Final = frozenset({"i", "me", "we", "us"})
+_SELF_POSSESSIVE: Final = frozenset({"my", "our", "mine", "ours"})
+_SELF_REFLEXIVE: Final = frozenset({"myself", "ourselves"})
+_OTHER: Final = frozenset({"you"})
+_OTHER_POSSESSIVE: Final = frozenset({"your", "yours"})
+_OTHER_REFLEXIVE: Final = frozenset({"yourself", "yourselves"})
+
+#: Third-person forms of the irregular and contracted verbs.
+_THIRD_PERSON: Final = {
+    "am": "is", "'m": "is", "m": "is", "are": "is", "'re": "is", "re": "is", "were": "was",
+    "have": "has", "'ve": "has", "ve": "has", "do": "does", "go": "goes",
+}
+_CONTRACTIONS: Final = {"'ll": "will", "ll": "will"}
+_CLITICS: Final = frozenset({"m", "re", "ve", "ll", "d", "s"})
+_PREPOSITION_BEFORE_BARE_DATE: Final = frozenset(
+    {"since", "until", "till", "by", "from", "before", "after", "through", "around", "of", "early", "late",
+     "mid", "end", "start", "in", "on", "during", "over", "at"}
+)
+
+
+@dataclass(frozen=True)
+class Speakers:
+    """Who "I" and "you" are in one message."""
+
+    subject: str  # CandidateOut.subject: USER_SUBJECT or the speaker's name
+    display: str  # how the speaker is written in claims ("User", "Caroline")
+    other: str | None = None  # how "you" is written, if known
+    named: bool = False  # True for a named person (LoCoMo style), False for the anonymous user
+
+    @classmethod
+    def for_message(cls, name: str | None, other: str | None) -> Speakers:
+        if name:
+            return cls(subject=name, display=name, other=other, named=True)
+        return cls(subject=USER_SUBJECT, display=USER_DISPLAY, other=other, named=False)
+
+    @property
+    def possessive(self) -> str:
+        return f"{self.display}'s"
+
+
+def third_person(text: str) -> str:
+    """Third-person singular present of a non-3rd-person verb form ("love" → "loves", "'m" → "is")."""
+    low = text.lower()
+    if low in _THIRD_PERSON:
+        out = _THIRD_PERSON[low]
+    elif low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        out = low + "es"
+    elif low.endswith("y") and len(low) > 1 and low[-2] not in "aeiou":
+        out = low[:-1] + "ies"
+    else:
+        out = low + "s"
+    return out.capitalize() if text[:1].isupper() else out
+
+
+def _finite_verb(verb: Token, subject: Token) -> Token:
+    """The token carrying tense/person for ``verb``: its first auxiliary after the subject, else itself."""
+    auxes = [c for c in verb.children if c.dep_ in ("aux", "auxpass") and c.tag_ != "TO" and c.i > subject.i]
+    return min(auxes, key=lambda t: t.i) if auxes else verb
+
+
+def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
+    """Indexes of finite verbs whose first/second-person subject is rewritten to a third-person name."""
+    subjects = set(rewritten_subjects)
+    out: set[int] = set()
+    for tok in doc:
+        if tok.dep_ not in ("nsubj", "nsubjpass") or tok.lower_ not in subjects or tok.tag_ != "PRP":
+            continue
+        verbs = [tok.head] + [
+            c for c in tok.head.children
+            if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")
+            and not any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children)
+        ]
+        for verb in verbs:
+            finite = _finite_verb(verb, tok)
+            if finite.i > tok.i and (finite.tag_ == "VBP" or finite.lower_ in ("were", "'re")):
+                out.add(finite.i)
+    return out
+
+
+class Renderer:
+    """Renders token sequences of one parsed message as third-person text for one speaker."""
+
+    def __init__(self, doc: Doc, speakers: Speakers, mentions: Sequence[TimeMention] = ()) -> None:
+        self.doc = doc
+        self.speakers = speakers
+        rewritten = set(FIRST_PERSON_SUBJECTS) | ({"you"} if speakers.other else set())
+        self.agree = agreement_indexes(doc, rewritten)
+        self.time_first: dict[int, TimeMention] = {}
+        self.time_last: dict[int, int] = {}
+        self.time_tokens: set[int] = set()
+        for mention in mentions:
+            inside = [t.i for t in doc if mention.start_char <= t.idx < mention.end_char]
+            if inside:
+                self.time_first[inside[0]] = mention
+                self.time_last[inside[0]] = inside[-1]
+                self.time_tokens.update(inside)
+
+    def mentions_in(self, tokens: Iterable[Token]) -> list[TimeMention]:
+        """The time mentions whose first token is among ``tokens``."""
+        return [self.time_first[t.i] for t in tokens if t.i in self.time_first]
+
+    def word(self, tok: Token) -> str:
+        """The replacement text for one token (without whitespace)."""
+        low, sp = tok.lower_, self.speakers
+        if tok.tag_ in ("PRP", "PRP$"):
+            if low in _SELF:
+                return sp.display
+            if low in _SELF_POSSESSIVE:
+                return sp.possessive
+            if low in _SELF_REFLEXIVE:
+                return NEUTRAL_REFLEXIVE
+            if sp.other and low in _OTHER:
+                return sp.other
+            if sp.other and low in _OTHER_POSSESSIVE:
+                return f"{sp.other}'s"
+            if sp.other and low in _OTHER_REFLEXIVE:
+                return sp.other
+        if tok.i in self.agree:
+            return third_person(tok.text)
+        if low == "'d" and tok.tag_ == "MD":
+            nxt = tok.nbor(1) if tok.i + 1 < len(tok.doc) else None
+            return "had" if nxt is not None and nxt.tag_ == "VBN" else "would"
+        return _CONTRACTIONS.get(low, tok.text)
+
+    def _when(self, tok: Token, mention: TimeMention) -> str:
+        prev = tok.nbor(-1).lower_ if tok.i > 0 else ""
+        bare = prev in _PREPOSITION_BEFORE_BARE_DATE and not mention.text[:1].isspace()
+        return format_when(mention, with_preposition=not bare)
+
+    def render(self, tokens: Sequence[Token], *, drop_times: bool = False) -> str:
+        """Third-person text of ``tokens`` (in document order); gaps between tokens become one space."""
+        parts: list[str] = []
+        prev: Token | None = None
+        for tok in tokens:
+            if tok.i in self.time_tokens and tok.i not in self.time_first:
+                continue
+            if tok.i in self.time_first:
+                if drop_times:
+                    continue
+                text = self._when(tok, self.time_first[tok.i])
+            else:
+                text = self.word(tok)
+            if parts and not parts[-1].endswith(" "):
+                gap = prev is not None and tok.i != prev.i + 1
+                clitic = text != tok.text and tok.lower_.lstrip("'") in _CLITICS
+                if gap or clitic or tok.i in self.time_first:
+                    parts.append(" ")
+            # a replaced time mention ends where its last token ends
+            last = self.doc[self.time_last[tok.i]] if tok.i in self.time_first else tok
+            parts.append(text + last.whitespace_)
+            prev = last
+        return "".join(parts).strip()

@@ -1,0 +1,47 @@
+"""Builds and enqueues the seven-phase chain of an episode."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from celery import chain
+from celery.canvas import Signature
+from django.utils import timezone
+
+from memhq.models import Episode, EpisodePhase
+
+logger = logging.getLogger(__name__)
+
+
+def phase_signatures(episode_id: str, from_phase: int = EpisodePhase.PERSIST) -> list[Signature]:
+    from ingestion import tasks
+
+    ordered = [
+        tasks.persist,
+        tasks.anchor_dates,
+        tasks.extract,
+        tasks.resolve_entities,
+        tasks.reconcile,
+        tasks.index,
+        tasks.notify,
+    ]
+    return [task.si(episode_id) for task in ordered[from_phase - 1 :]]
+
+
+def build_chain(episode_id: str, from_phase: int = EpisodePhase.PERSIST) -> chain:
+    return chain(*phase_signatures(episode_id, from_phase))
+
+
+def enqueue_episode(episode_id: uuid.UUID | str, from_phase: int = EpisodePhase.PERSIST) -> bool:
+    """Publish the chain; when the broker is unreachable, record it on the episode for the outbox sweep.
+
+    Never raises: the episode is already stored, and the sweep re-enqueues what could not be published.
+    """
+    try:
+        build_chain(str(episode_id), from_phase).apply_async()
+    except Exception:  # kombu/redis raise many types; whatever it is, the sweep will retry
+        logger.warning("could not enqueue episode %s; the outbox sweep will retry", episode_id, exc_info=True)
+        Episode.objects.filter(pk=episode_id).update(enqueue_failed_at=timezone.now())
+        return False
+    return True

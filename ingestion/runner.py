@@ -1,0 +1,145 @@
+"""Claim → work → record: the protocol every phase task follows (DESIGN §2).
+
+A task claims its phase with a compare-and-swap on the episode row, so a redelivered or duplicated task finds
+the phase done (or claimed) and returns without redoing it. A phase's work and the "phase done" mark are
+written in one transaction, so a crash mid-phase leaves nothing half-written and the phase simply runs again.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Protocol, TypeVar
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from memhq.models import Episode, EpisodePhase, EpisodeStatus
+from memhq.services.webhooks import event_emit
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+@dataclass
+class PhaseOutcome:
+    """What a phase reports for the completion record."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class Phase(Protocol[T]):
+    """A phase module: ``compute`` runs outside any transaction (model calls, embeddings); ``store`` writes
+    its result inside the transaction that also marks the phase done."""
+
+    def compute(self, episode: Episode) -> T: ...
+
+    def store(self, episode: Episode, data: T) -> PhaseOutcome | None: ...
+
+
+class Claim:
+    CLAIMED = "claimed"
+    DONE = "done"  # already done: nothing to do
+    BUSY = "busy"  # another worker holds a fresh claim
+    GONE = "gone"  # episode deleted or failed: nothing to do
+
+
+def claim_phase(episode_id: str, phase: int) -> str:
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.MEMHQ_STALL_TIMEOUT_S)
+    claimed = (
+        Episode.objects.filter(pk=episode_id, phase_done=phase - 1)
+        .exclude(status=EpisodeStatus.FAILED)
+        .filter(Q(phase_running__isnull=True) | Q(progressed_at__lt=stale))
+        .update(
+            phase_running=phase,
+            progressed_at=now,
+            status=EpisodeStatus.RUNNING,
+            attempts=F("attempts") + 1,
+        )
+    )
+    if claimed:
+        return Claim.CLAIMED
+    row = Episode.objects.filter(pk=episode_id).values("phase_done", "status").first()
+    if row is None or row["status"] == EpisodeStatus.FAILED:
+        return Claim.GONE
+    return Claim.DONE if row["phase_done"] >= phase else Claim.BUSY
+
+
+def release_phase(episode_id: str, phase: int) -> None:
+    """Give the claim back so a retry (or the sweep) can take it."""
+    Episode.objects.filter(pk=episode_id, phase_running=phase).update(phase_running=None)
+
+
+def run_phase(episode_id: str, phase: EpisodePhase, module: Phase[Any]) -> str:
+    """Run ``module`` for ``phase`` if this task wins the claim. Returns the claim result."""
+    claim = claim_phase(episode_id, phase)
+    if claim != Claim.CLAIMED:
+        logger.info("episode %s phase %s: %s, nothing to do", episode_id, phase.label, claim)
+        return claim
+    started = time.perf_counter()
+    data = module.compute(Episode.objects.defer("summary_embedding").get(pk=episode_id))
+    with transaction.atomic():
+        episode = Episode.objects.select_for_update().defer("summary_embedding").get(pk=episode_id)
+        if episode.phase_running != phase or episode.phase_done != phase - 1:
+            # The claim went stale and another worker took the phase over: its result wins.
+            logger.warning("episode %s phase %s: claim lost, discarding result", episode_id, phase.label)
+            return Claim.BUSY
+        outcome = module.store(episode, data) or PhaseOutcome()
+        elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+        _record_done(episode, phase, outcome, elapsed_ms)
+    return claim
+
+
+def _record_done(episode: Episode, phase: EpisodePhase, outcome: PhaseOutcome, elapsed_ms: float) -> None:
+    stats: dict[str, Any] = dict(episode.stats or {})
+    stats.setdefault("timings_ms", {})[phase.label.lower()] = elapsed_ms
+    for name, value in outcome.counts.items():
+        stats.setdefault("counts", {})[name] = value
+    stats["llm_calls"] = stats.get("llm_calls", 0) + outcome.llm_calls
+    stats["prompt_tokens"] = stats.get("prompt_tokens", 0) + outcome.prompt_tokens
+    stats["completion_tokens"] = stats.get("completion_tokens", 0) + outcome.completion_tokens
+    now = timezone.now()
+    updates: dict[str, Any] = {
+        "phase_done": phase,
+        "phase_running": None,
+        "progressed_at": now,
+        "stats": stats,
+    }
+    if phase == EpisodePhase.NOTIFY:
+        updates.update(status=EpisodeStatus.COMPLETED, completed_at=now)
+    Episode.objects.filter(pk=episode.pk).update(**updates)
+    episode.stats = stats
+
+
+def fail_episode(episode_id: str, phase: int, reason: str) -> None:
+    """Mark the episode failed in ``phase``; earlier phases' work stays so a later retry resumes there."""
+    with transaction.atomic():
+        episode = Episode.objects.select_for_update().filter(pk=episode_id).first()
+        if episode is None or episode.status == EpisodeStatus.FAILED:
+            return
+        episode.status = EpisodeStatus.FAILED
+        episode.phase_running = None
+        episode.error_phase = phase
+        episode.error = reason[:4000]
+        episode.progressed_at = timezone.now()
+        episode.save(update_fields=["status", "phase_running", "error_phase", "error", "progressed_at"])
+        event_emit(
+            project_id=episode.project_id,
+            user_id=episode.user_id,
+            type="episode.failed",
+            payload={
+                "episode_id": str(episode.pk),
+                "user_id": episode.user_id,
+                "phase": EpisodePhase(phase).label.lower(),
+                "error": episode.error,
+            },
+        )

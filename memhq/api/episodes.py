@@ -1,0 +1,104 @@
+"""Thin views for /add and the episode read endpoints: validate → service/selector → serialize."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, status
+from rest_framework.pagination import CursorPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memhq.api.auth import project_of
+from memhq.api.errors import Conflict, PayloadTooLarge
+from memhq.api.serializers import (
+    AddRequestSerializer,
+    AddResponseSerializer,
+    EpisodeListQuerySerializer,
+    EpisodeSerializer,
+)
+from memhq.selectors.episodes import episode_get, episode_list
+from memhq.services.episodes import IdempotencyConflict, episode_create
+
+JSON_MEDIA_TYPE = "application/json"
+IDEMPOTENCY_HEADER = "HTTP_IDEMPOTENCY_KEY"
+MAX_IDEMPOTENCY_KEY_CHARS = 200
+
+
+def raw_json_body(request: Request) -> bytes:
+    """The exact request bytes, after the size and content-type checks every write endpoint makes."""
+    declared = request.META.get("CONTENT_LENGTH") or "0"
+    if declared.isdigit() and int(declared) > settings.MEMHQ_MAX_BODY_BYTES:
+        raise PayloadTooLarge(f"Request body is larger than {settings.MEMHQ_MAX_BODY_BYTES} bytes.")
+    media_type = request.content_type.split(";")[0].strip().lower()
+    if media_type != JSON_MEDIA_TYPE:
+        raise exceptions.UnsupportedMediaType(media_type or "(none)")
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        raise PayloadTooLarge(f"Request body is larger than {settings.MEMHQ_MAX_BODY_BYTES} bytes.") from None
+    if len(body) > settings.MEMHQ_MAX_BODY_BYTES:
+        raise PayloadTooLarge(f"Request body is larger than {settings.MEMHQ_MAX_BODY_BYTES} bytes.")
+    return body
+
+
+class AddView(APIView):
+    @extend_schema(
+        request=AddRequestSerializer,
+        responses={202: AddResponseSerializer},
+        parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)],
+        summary="Send an episode (a list of messages); it is stored verbatim and processed in the background.",
+    )
+    def post(self, request: Request) -> Response:
+        project = project_of(request)
+        raw_body = raw_json_body(request)
+        idempotency_key = request.META.get(IDEMPOTENCY_HEADER) or None
+        if idempotency_key is not None and len(idempotency_key) > MAX_IDEMPOTENCY_KEY_CHARS:
+            raise exceptions.ValidationError({"Idempotency-Key": [f"At most {MAX_IDEMPOTENCY_KEY_CHARS} chars."]})
+        serializer = AddRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            receipt = episode_create(
+                project=project,
+                user_id=data["user_id"],
+                raw_body=raw_body,
+                thread_key=data.get("thread_id", ""),
+                idempotency_key=idempotency_key,
+            )
+        except IdempotencyConflict:
+            raise Conflict("This Idempotency-Key was already used with a different request body.") from None
+        episode = receipt.episode
+        body = {"episode_id": str(episode.pk), "status": episode.status, "received_at": episode.received_at}
+        return Response(AddResponseSerializer(body).data, status=status.HTTP_202_ACCEPTED)
+
+
+class EpisodeCursorPagination(CursorPagination):
+    ordering = ("-received_at", "-id")
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+class EpisodeListView(APIView):
+    @extend_schema(parameters=[EpisodeListQuerySerializer], responses=EpisodeSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        query = EpisodeListQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        episodes = episode_list(
+            project=project_of(request),
+            user_id=query.validated_data.get("user_id"),
+            status=query.validated_data.get("status"),
+        )
+        paginator = EpisodeCursorPagination()
+        page = paginator.paginate_queryset(episodes, request, view=self)
+        return paginator.get_paginated_response(EpisodeSerializer(page, many=True).data)
+
+
+class EpisodeDetailView(APIView):
+    @extend_schema(responses=EpisodeSerializer)
+    def get(self, request: Request, episode_id: str) -> Response:
+        episode = episode_get(project=project_of(request), episode_id=episode_id)
+        return Response(EpisodeSerializer(episode).data)

@@ -1,0 +1,47 @@
+"""``/healthz``: 200 when the database and the broker answer, 503 (same body shape) when one does not."""
+
+from __future__ import annotations
+
+from django.db import connection
+from drf_spectacular.utils import extend_schema
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.celery import app as celery_app
+from memhq.api.errors import error_body
+
+BROKER_PING_TIMEOUT_S = 2.0
+
+
+def _database_ok() -> str | None:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        return None
+    except Exception as exc:  # any failure means "not healthy"; the reason goes in the body
+        return str(exc)
+
+
+def _broker_ok() -> str | None:
+    try:
+        with celery_app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=BROKER_PING_TIMEOUT_S)
+        return None
+    except Exception as exc:
+        return str(exc)
+
+
+class HealthView(APIView):
+    authentication_classes: list[type] = []
+    permission_classes = [AllowAny]
+    throttle_classes: list[type] = []
+
+    @extend_schema(exclude=True)
+    def get(self, request: Request) -> Response:
+        checks = {"database": _database_ok(), "broker": _broker_ok()}
+        failed = {name: [error] for name, error in checks.items() if error is not None}
+        if failed:
+            return Response(error_body(503, "A dependency is unreachable.", failed), status=503)
+        return Response({"status": "ok", "checks": {name: "ok" for name in checks}})

@@ -1,0 +1,108 @@
+"""Request validation and response shapes for the episode endpoints."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+from rest_framework import serializers
+
+from memhq.models import Episode, EpisodePhase, EpisodeStatus
+
+ROLES = ("user", "assistant", "system", "tool")
+MAX_NAME_CHARS = 200
+MAX_ID_CHARS = 200
+
+
+class StrictSerializer(serializers.Serializer):
+    """Rejects fields it does not declare, so a typo never passes silently."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({name: ["Unknown field."] for name in unknown})
+        return super().to_internal_value(data)
+
+
+class MessageInSerializer(StrictSerializer):
+    role = serializers.ChoiceField(choices=ROLES)
+    content = serializers.CharField(allow_blank=False, trim_whitespace=False)
+    name = serializers.CharField(required=False, max_length=MAX_NAME_CHARS, allow_blank=True)
+    timestamp = serializers.DateTimeField(required=False)
+    id = serializers.CharField(required=False, max_length=MAX_ID_CHARS)
+
+    def validate_content(self, value: str) -> str:
+        limit = settings.MEMHQ_MAX_MESSAGE_BYTES
+        if len(value) * 4 > limit and len(value.encode()) > limit:
+            raise serializers.ValidationError(f"A message may hold at most {limit} bytes.")
+        return value
+
+
+class AddRequestSerializer(StrictSerializer):
+    """``POST /v1/memhq/add``. Naive timestamps are taken as UTC."""
+
+    user_id = serializers.CharField(max_length=settings.MEMHQ_MAX_USER_ID_CHARS, allow_blank=False)
+    messages = MessageInSerializer(many=True, allow_empty=False, max_length=settings.MEMHQ_MAX_MESSAGES)
+    timestamp = serializers.DateTimeField(required=False)
+    thread_id = serializers.CharField(required=False, max_length=MAX_ID_CHARS)
+    metadata = serializers.DictField(required=False)
+
+    def validate_metadata(self, value: dict[str, Any]) -> dict[str, Any]:
+        limit = settings.MEMHQ_MAX_METADATA_BYTES
+        if len(json.dumps(value, separators=(",", ":")).encode()) > limit:
+            raise serializers.ValidationError(f"metadata may hold at most {limit} bytes of JSON.")
+        return value
+
+
+class AddResponseSerializer(serializers.Serializer):
+    episode_id = serializers.UUIDField()
+    status = serializers.CharField()
+    received_at = serializers.DateTimeField()
+
+
+class EpisodeSerializer(serializers.ModelSerializer):
+    thread_id = serializers.CharField(source="thread_key")
+    phase_done_name = serializers.SerializerMethodField()
+    enqueued = serializers.SerializerMethodField()
+    timings_ms = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Episode
+        fields = [
+            "id",
+            "user_id",
+            "thread_id",
+            "status",
+            "phase_done",
+            "phase_done_name",
+            "phase_running",
+            "attempts",
+            "error",
+            "error_phase",
+            "enqueued",
+            "timings_ms",
+            "stats",
+            "summary",
+            "received_at",
+            "completed_at",
+            "indexed_at",
+        ]
+
+    def get_phase_done_name(self, episode: Episode) -> str | None:
+        return EpisodePhase(episode.phase_done).label.lower() if episode.phase_done else None
+
+    def get_enqueued(self, episode: Episode) -> bool:
+        return episode.enqueue_failed_at is None
+
+    def get_timings_ms(self, episode: Episode) -> dict[str, float]:
+        timings = episode.stats.get("timings_ms", {}) if isinstance(episode.stats, dict) else {}
+        return {str(key): float(value) for key, value in timings.items()}
+
+
+class EpisodeListQuerySerializer(StrictSerializer):
+    user_id = serializers.CharField(required=False, max_length=settings.MEMHQ_MAX_USER_ID_CHARS)
+    status = serializers.ChoiceField(required=False, choices=EpisodeStatus.choices)
+    cursor = serializers.CharField(required=False)
+    page_size = serializers.IntegerField(required=False, min_value=1, max_value=200)

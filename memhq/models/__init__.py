@@ -1,0 +1,26 @@
+from memhq.models.entities import Entity
+from memhq.models.episodes import Candidate, Episode, EpisodeMessage, EpisodePhase, EpisodeStatus
+from memhq.models.journal import Batch, BatchKind, JournalEntry
+from memhq.models.memories import Evidence, Memory, MemoryKind, MemoryOrigin, MemoryStatus
+from memhq.models.tenancy import ApiKey, Project
+from memhq.models.webhooks import WebhookEvent
+
+__all__ = [
+    "ApiKey",
+    "Batch",
+    "BatchKind",
+    "Candidate",
+    "Entity",
+    "Episode",
+    "EpisodeMessage",
+    "EpisodePhase",
+    "EpisodeStatus",
+    "Evidence",
+    "JournalEntry",
+    "Memory",
+    "MemoryKind",
+    "MemoryOrigin",
+    "MemoryStatus",
+    "Project",
+    "WebhookEvent",
+]

@@ -1,0 +1,150 @@
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from pgvector.django import HnswIndex, VectorField
+
+from memhq.models.tenancy import Project
+
+EMBEDDING_DIM = 384
+FULL_TEXT_CONFIG = "english"
+
+
+class EpisodeStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+class EpisodePhase(models.IntegerChoices):
+    """The seven phases in chain order; ``Episode.phase_done`` is the last one finished (0 = none)."""
+
+    PERSIST = 1
+    ANCHOR_DATES = 2
+    EXTRACT = 3
+    RESOLVE_ENTITIES = 4
+    RECONCILE = 5
+    INDEX = 6
+    NOTIFY = 7
+
+
+class Episode(models.Model):
+    """One payload sent to /add (or cut from a thread). ``raw_body`` is the exact request bytes, never changed."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="episodes")
+    user_id = models.CharField(max_length=200)
+    thread_key = models.CharField(max_length=200, blank=True, default="")
+    raw_body = models.BinaryField()
+    content_hash = models.CharField(max_length=64)
+    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+    received_at = models.DateTimeField()
+    status = models.CharField(max_length=16, choices=EpisodeStatus.choices, default=EpisodeStatus.QUEUED)
+    phase_done = models.PositiveSmallIntegerField(default=0)
+    phase_running = models.PositiveSmallIntegerField(null=True, blank=True)
+    progressed_at = models.DateTimeField(null=True, blank=True)  # last claim or completion of a phase
+    attempts = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+    error_phase = models.PositiveSmallIntegerField(null=True, blank=True)
+    enqueue_failed_at = models.DateTimeField(null=True, blank=True)
+    stats = models.JSONField(default=dict, blank=True)
+    summary = models.TextField(blank=True, default="")
+    key_learnings = models.JSONField(default=list, blank=True)
+    summary_embedding = VectorField(dimensions=EMBEDDING_DIM, null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    indexed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "idempotency_key"],
+                condition=models.Q(idempotency_key__isnull=False),
+                name="episode_idempotency_key_per_project",
+            )
+        ]
+        indexes = [
+            models.Index(fields=["project", "user_id", "-received_at"], name="episode_user_recent"),
+            models.Index(fields=["status", "phase_done"], name="episode_status_phase"),
+        ]
+
+    def __str__(self) -> str:
+        return f"episode {self.id} ({self.user_id})"
+
+
+class EpisodeMessage(models.Model):
+    """One turn of an episode, parsed from the raw body by the persist phase."""
+
+    episode = models.ForeignKey(Episode, on_delete=models.CASCADE, related_name="messages")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    user_id = models.CharField(max_length=200)
+    index = models.PositiveIntegerField()
+    caller_id = models.CharField(max_length=200, blank=True, default="")
+    role = models.CharField(max_length=16)
+    name = models.CharField(max_length=200, blank=True, default="")
+    content = models.TextField()
+    timestamp = models.DateTimeField(null=True, blank=True)
+    document_date = models.DateTimeField(null=True, blank=True)
+    time_mentions = models.JSONField(default=list, blank=True)
+    embedding = VectorField(dimensions=EMBEDDING_DIM, null=True, blank=True)
+    search_vector = models.GeneratedField(
+        expression=SearchVector("name", "content", config=FULL_TEXT_CONFIG),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["episode", "index"], name="episode_message_index")]
+        indexes = [
+            models.Index(fields=["project", "user_id"], name="message_user"),
+            HnswIndex(
+                name="message_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            GinIndex(fields=["search_vector"], name="message_fts"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.episode_id}#{self.index}"
+
+
+class Candidate(models.Model):
+    """What extraction proposed, with what reconciliation decided about it."""
+
+    class Decision(models.TextChoices):
+        ACCEPT = "accept"
+        SUPERSEDE = "supersede"
+        REINFORCE = "reinforce"
+        REJECT = "reject"
+
+    episode = models.ForeignKey(Episode, on_delete=models.CASCADE, related_name="candidates")
+    ordinal = models.PositiveIntegerField()
+    claim = models.TextField()
+    kind = models.CharField(max_length=16)
+    subject = models.CharField(max_length=200)
+    predicate = models.CharField(max_length=100)
+    object_value = models.TextField(blank=True, default="")
+    mentions = models.JSONField(default=list, blank=True)
+    entity_ids = models.JSONField(default=list, blank=True)
+    source_message_indexes = ArrayField(models.PositiveIntegerField(), default=list)
+    span_start = models.PositiveIntegerField(default=0)
+    span_end = models.PositiveIntegerField(default=0)
+    confidence = models.FloatField()
+    importance = models.FloatField()
+    valid_from = models.DateTimeField(null=True, blank=True)
+    decision = models.CharField(max_length=16, choices=Decision.choices, blank=True, default="")
+    reason = models.TextField(blank=True, default="")
+    memory = models.ForeignKey("memhq.Memory", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["episode", "ordinal"], name="candidate_ordinal")]
+
+    def __str__(self) -> str:
+        return self.claim

@@ -1,0 +1,107 @@
+"""Entity resolution: a mention → an existing entity (exact name/alias, typo, or embedding) or a new one.
+
+Order (DESIGN §3, step 4): exact normalised name or alias → nearest same-type entity by embedding with cosine
+≥ ENTITY_MATCH_COSINE, or by trigram similarity ≥ ENTITY_MATCH_TRIGRAM (catches typos such as "corola hybrid"
+that a sentence embedder scores lower) → a new entity. Callers hold the per-user entity lock, and the
+insert also tolerates a concurrent insert of the same name (ON CONFLICT DO NOTHING + re-read).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import uuid
+
+import numpy as np
+from django.contrib.postgres.search import TrigramSimilarity
+from django.db.models import Q
+from pgvector.django import CosineDistance
+
+from memhq.models import Entity
+
+ENTITY_MATCH_COSINE = 0.88
+ENTITY_MATCH_TRIGRAM = 0.6
+MAX_ALIASES = 50
+
+_ARTICLES = re.compile(r"^(the|a|an)\s+")
+_NON_WORD = re.compile(r"[^\w\s$€£%.-]+")
+_SPACES = re.compile(r"\s+")
+
+
+def normalize_name(name: str) -> str:
+    """Case-folded, accent-stripped, article-less, single-spaced: the key for exact matching."""
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode() or name
+    text = _NON_WORD.sub(" ", text.casefold())
+    text = _SPACES.sub(" ", text).strip(" .-")
+    return _ARTICLES.sub("", text)
+
+
+def _live(project_id: uuid.UUID, user_id: str) -> Q:
+    return Q(project_id=project_id, user_id=user_id, merged_into__isnull=True)
+
+
+def find_exact(project_id: uuid.UUID, user_id: str, normalized: str, type_: str) -> Entity | None:
+    matches = list(
+        Entity.objects.filter(_live(project_id, user_id))
+        .filter(Q(normalized_name=normalized) | Q(normalized_aliases__contains=[normalized]))
+        .defer("embedding")[:5]
+    )
+    same_type = [entity for entity in matches if entity.type == type_]
+    return (same_type or matches or [None])[0]
+
+
+def find_similar(
+    project_id: uuid.UUID, user_id: str, normalized: str, type_: str, embedding: np.ndarray | None
+) -> Entity | None:
+    scope = Entity.objects.filter(_live(project_id, user_id), type=type_).defer("embedding")
+    if embedding is not None:
+        nearest = (
+            scope.exclude(embedding__isnull=True)
+            .annotate(distance=CosineDistance("embedding", embedding))
+            .order_by("distance")
+            .first()
+        )
+        if nearest is not None and 1.0 - float(nearest.distance) >= ENTITY_MATCH_COSINE:
+            return nearest
+    return (
+        scope.annotate(similarity=TrigramSimilarity("normalized_name", normalized))
+        .filter(similarity__gte=ENTITY_MATCH_TRIGRAM)
+        .order_by("-similarity")
+        .first()
+    )
+
+
+def entity_resolve(
+    *, project_id: uuid.UUID, user_id: str, name: str, type_: str, embedding: np.ndarray | None
+) -> Entity:
+    """Resolve one mention; records the surface form as an alias and counts the mention."""
+    normalized = normalize_name(name) or name.casefold()
+    entity = find_exact(project_id, user_id, normalized, type_) or find_similar(
+        project_id, user_id, normalized, type_, embedding
+    )
+    if entity is None:
+        Entity.objects.bulk_create(
+            [
+                Entity(
+                    project_id=project_id,
+                    user_id=user_id,
+                    name=name,
+                    normalized_name=normalized,
+                    type=type_,
+                    embedding=embedding,
+                )
+            ],
+            ignore_conflicts=True,
+        )
+        entity = Entity.objects.defer("embedding").get(
+            project_id=project_id, user_id=user_id, type=type_, normalized_name=normalized
+        )
+    updates: dict[str, object] = {"mention_count": entity.mention_count + 1}
+    if normalized != entity.normalized_name and normalized not in entity.normalized_aliases:
+        if len(entity.aliases) < MAX_ALIASES:
+            updates["aliases"] = [*entity.aliases, name]
+            updates["normalized_aliases"] = [*entity.normalized_aliases, normalized]
+    Entity.objects.filter(pk=entity.pk).update(**updates)
+    for field, value in updates.items():
+        setattr(entity, field, value)
+    return entity

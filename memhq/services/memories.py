@@ -1,0 +1,66 @@
+"""Writes for memories and their evidence. Every write is recorded in the caller's journal (batch)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.utils import timezone
+
+from memhq.models import Episode, Evidence, JournalEntry, Memory, MemoryStatus
+from memhq.services.journal import Journal, snapshot
+
+#: Each reinforcement closes this share of the gap between the memory's confidence and certainty.
+REINFORCE_CONFIDENCE_STEP = 0.25
+
+
+def memory_create(journal: Journal, **fields: Any) -> Memory:
+    now = timezone.now()
+    fields.setdefault("recorded_at", now)
+    fields.setdefault("last_seen_at", fields.get("valid_from") or now)
+    memory = Memory.objects.create(project_id=journal.batch.project_id, user_id=journal.batch.user_id, **fields)
+    journal.record(JournalEntry.Op.INSERT, memory, before=None)
+    return memory
+
+
+def memory_reinforce(journal: Journal, memory: Memory, *, seen_at: datetime, importance: float) -> Memory:
+    before = snapshot(memory)
+    memory.confidence = min(1.0, memory.confidence + REINFORCE_CONFIDENCE_STEP * (1.0 - memory.confidence))
+    memory.importance = max(memory.importance, importance)
+    memory.reinforce_count += 1
+    memory.last_seen_at = max(memory.last_seen_at, seen_at)
+    memory.save(update_fields=["confidence", "importance", "reinforce_count", "last_seen_at"])
+    journal.record(JournalEntry.Op.UPDATE, memory, before=before)
+    return memory
+
+
+def memory_supersede(journal: Journal, old: Memory, *, by: Memory) -> Memory:
+    """``old`` stops being valid when ``by`` starts; it stays queryable as history."""
+    before = snapshot(old)
+    old.status = MemoryStatus.SUPERSEDED
+    old.valid_until = by.valid_from
+    old.superseded_by = by
+    old.expired_at = timezone.now()
+    old.save(update_fields=["status", "valid_until", "superseded_by", "expired_at"])
+    journal.record(JournalEntry.Op.UPDATE, old, before=before)
+    return old
+
+
+def evidence_add(
+    journal: Journal,
+    memory: Memory,
+    *,
+    episode: Episode | None,
+    message_indexes: list[int],
+    caller_message_ids: list[str],
+    quote: str,
+) -> Evidence:
+    evidence = Evidence.objects.create(
+        memory=memory,
+        episode=episode,
+        message_indexes=message_indexes,
+        caller_message_ids=caller_message_ids,
+        quote=quote,
+    )
+    journal.record(JournalEntry.Op.INSERT, evidence, before=None)
+    return evidence

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from django.conf import settings
+from rest_framework.test import APIClient
+
+from config.celery import app as celery_app
+from memhq.models import Project
+from memhq.services.tenancy import project_create
+from tests.support.worker import celery_process, worker_args, worker_env
+
+
+@pytest.fixture(autouse=True)
+def _test_settings(settings: Any) -> None:
+    settings.MEMHQ_WEBHOOKS_ALLOW_PRIVATE = True
+
+
+@pytest.fixture
+def project(db: None) -> Project:
+    project, issued = project_create(name="acme")
+    project.test_key = issued.plaintext  # type: ignore[attr-defined]
+    return project
+
+
+@pytest.fixture
+def other_project(db: None) -> Project:
+    project, issued = project_create(name="globex")
+    project.test_key = issued.plaintext  # type: ignore[attr-defined]
+    return project
+
+
+def client_for(project: Project) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {project.test_key}")  # type: ignore[attr-defined]
+    return client
+
+
+@pytest.fixture
+def api(project: Project) -> APIClient:
+    return client_for(project)
+
+
+@pytest.fixture
+def other_api(other_project: Project) -> APIClient:
+    return client_for(other_project)
+
+
+@pytest.fixture
+def broker() -> redis.Redis:
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    client.flushdb()
+    return client
+
+
+@pytest.fixture
+def celery_worker_process(transactional_db: None, broker: redis.Redis, tmp_path: Path) -> Iterator[Any]:
+    """A real worker process (prefork, one child) consuming from the real broker, on the test database."""
+    with celery_process(worker_args(), worker_env(), tmp_path / "worker.log", ready="ready.") as process:
+        yield process
+    celery_app.pool.force_close_all()

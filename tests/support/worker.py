@@ -1,0 +1,65 @@
+"""A real Celery worker process against the real broker and the test database."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+READY_TIMEOUT_S = 60.0
+
+
+def test_database_url() -> str:
+    """DATABASE_URL with the database name swapped for the test database pytest-django created."""
+    parsed = urlparse(os.environ["DATABASE_URL"])
+    return urlunparse(parsed._replace(path="/" + connection.settings_dict["NAME"]))
+
+
+def worker_env(**overrides: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["DATABASE_URL"] = test_database_url()
+    env.update(overrides)
+    return env
+
+
+@contextmanager
+def celery_process(args: list[str], env: dict[str, str], log: Path, ready: str) -> Iterator[subprocess.Popen[bytes]]:
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", *args], cwd=ROOT, env=env, stdout=out, stderr=out
+        )
+    try:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while ready not in log.read_text(errors="replace"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"celery did not start:\n{log.read_text(errors='replace')[-4000:]}")
+            time.sleep(0.1)
+        yield process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def worker_args(concurrency: int = 1) -> list[str]:
+    return [
+        "worker",
+        "--loglevel=INFO",
+        "--pool=prefork",
+        f"--concurrency={concurrency}",
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+    ]
