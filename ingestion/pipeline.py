@@ -45,3 +45,17 @@ def enqueue_episode(episode_id: uuid.UUID | str, from_phase: int = EpisodePhase.
         Episode.objects.filter(pk=episode_id).update(enqueue_failed_at=timezone.now())
         return False
     return True
+
+
+def run_inline(episode_id: uuid.UUID | str) -> None:
+    """Run every remaining phase in this process, in order, through the same claim/record protocol.
+
+    For commands that ingest in bulk (the eval command) and for tests; the service itself always goes
+    through the broker.
+    """
+    from ingestion.phases import MODULES
+    from ingestion.runner import Claim, run_phase
+
+    for phase, module in MODULES.items():
+        if run_phase(str(episode_id), phase, module) in (Claim.GONE, Claim.BUSY):
+            return

@@ -12,14 +12,8 @@ from django.db import InterfaceError, OperationalError
 
 from config.celery import app
 from ingestion import sweeps
-from ingestion.phases import anchor_dates as anchor_dates_phase
-from ingestion.phases import extract as extract_phase
-from ingestion.phases import index as index_phase
-from ingestion.phases import notify as notify_phase
-from ingestion.phases import persist as persist_phase
-from ingestion.phases import reconcile as reconcile_phase
-from ingestion.phases import resolve_entities as resolve_entities_phase
-from ingestion.runner import Claim, Phase, fail_episode, release_phase, run_phase
+from ingestion.phases import MODULES
+from ingestion.runner import Claim, fail_episode, release_phase, run_phase
 from memhq.ai.errors import TransientAIError
 from memhq.models import EpisodePhase
 
@@ -36,9 +30,9 @@ class PhaseTask(Task):
     ignore_result = True
 
 
-def execute(task: Task, episode_id: str, phase: EpisodePhase, module: Phase) -> None:
+def execute(task: Task, episode_id: str, phase: EpisodePhase) -> None:
     try:
-        claim = run_phase(episode_id, phase, module)
+        claim = run_phase(episode_id, phase, MODULES[phase])
     except TRANSIENT_ERRORS as exc:
         release_phase(episode_id, phase)
         retries = task.request.retries
@@ -60,37 +54,37 @@ def execute(task: Task, episode_id: str, phase: EpisodePhase, module: Phase) -> 
 
 @app.task(bind=True, base=PhaseTask, name="ingestion.persist")
 def persist(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.PERSIST, persist_phase)
+    execute(self, episode_id, EpisodePhase.PERSIST)
 
 
 @app.task(bind=True, base=PhaseTask, name="ingestion.anchor_dates")
 def anchor_dates(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.ANCHOR_DATES, anchor_dates_phase)
+    execute(self, episode_id, EpisodePhase.ANCHOR_DATES)
 
 
 @app.task(bind=True, base=PhaseTask, name="ingestion.extract")
 def extract(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.EXTRACT, extract_phase)
+    execute(self, episode_id, EpisodePhase.EXTRACT)
 
 
 @app.task(bind=True, base=PhaseTask, name="ingestion.resolve_entities")
 def resolve_entities(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.RESOLVE_ENTITIES, resolve_entities_phase)
+    execute(self, episode_id, EpisodePhase.RESOLVE_ENTITIES)
 
 
 @app.task(bind=True, base=PhaseTask, name="ingestion.reconcile")
 def reconcile(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.RECONCILE, reconcile_phase)
+    execute(self, episode_id, EpisodePhase.RECONCILE)
 
 
 @app.task(bind=True, base=PhaseTask, name="ingestion.index")
 def index(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.INDEX, index_phase)
+    execute(self, episode_id, EpisodePhase.INDEX)
 
 
 @app.task(bind=True, base=PhaseTask, name="ingestion.notify")
 def notify(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.NOTIFY, notify_phase)
+    execute(self, episode_id, EpisodePhase.NOTIFY)
 
 
 @app.task(name="ingestion.outbox_sweep", ignore_result=True)

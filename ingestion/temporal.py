@@ -1,40 +1,31 @@
 """Find time expressions in a message and resolve them against the message's document date.
 
-Choices (each covered by tests/ingestion/test_temporal.py):
+Choices (tested in tests/ingestion/test_temporal.py):
 
-- A small grammar of precompiled regexes finds the spans; ``dateparser`` resolves the explicit dates it is
-  good at ("May 7, 2023", "7th of May", "2023-05-07", "5/7/23", the year of "May 7"). ``dateparser.search``
-  is not used: on a typical message it took ~2 ms and returned "may", "a second" and "last month and" as
-  dates, without offsets. A cheap prefilter returns [] for text with no date-ish token.
-- Buckets are UTC calendar units, start inclusive / end exclusive at midnight. Weeks start on Monday; a
-  weekend is Saturday 00:00 to Monday 00:00; seasons are northern-hemisphere meteorological (spring Mar-May,
-  summer Jun-Aug, autumn Sep-Nov, winter Dec-Feb, named by the year they begin in).
-- "last X" is the latest X strictly before the current one, "next X" the first strictly after it ("next
-  Friday" on a Monday is that week's Friday; "last weekend" is the latest one already over). "this
-  <weekday>" is the coming one (today included), "this <season>" the nearest, "this March" the current
-  year's. Bare weekdays, months, seasons, "the weekend" and dates without a year resolve to the nearest
-  occurrence in the past, the current one included, unless the sentence before them has a future cue
-  ("will", "'ll", "going to", ...): then to the nearest in the future.
-- "N days ago" is that day; "N weeks/months/years ago" the week/month/year holding that point. "a few" and
-  "several" count as 3 and widen the bucket one step (days -> week, weeks -> month, months -> season) so a
-  claim carries no false precision; "a couple (of)" is exactly 2.
-- False positives avoided: "may"/"march"/"mar" count only capitalised or after in/last/next ("this may be",
-  "we march on" are not dates); bare months need in/during or since/until/early/... ("March on", "I may go"
-  are not); bare years need in/during or since/until/before/after/early/late/mid ("paid 2022 euros" is not);
-  seasons need a preposition, last/this/next or a year ("I spring into action" is not); weekday
-  abbreviations ("sun", "sat", "wed") and "a second" never match; plurals ("on Fridays") are habits.
-- Spans absorb a leading in/on/during/over/at ("in March", "on Friday"): ``format_when`` brings its own
-  preposition. Context words ("since", "until", "early") stay outside the span.
-- Not handled: times of day, "in two weeks" (often a duration), "the other day", durations, dotted numeric
-  dates (day/month order is ambiguous), holidays, counts that look like years after "in" ("in 2000 cases").
+- Precompiled regexes, each gated by cheap substring cues, find the spans; ``dateparser``
+  resolves explicit dates ("May 7, 2023", "7th of May", "5/7/23", the year of "May 7"). ``dateparser.search``
+  is not used: ~2 ms a message, no offsets, and it took "may", "a second", "last month and" for dates.
+- Buckets are UTC calendar units, [start, end) at midnight: Monday weeks, Saturday-Sunday weekends, northern
+  meteorological seasons (spring Mar-May ... winter Dec-Feb, named by the year it begins in).
+- "last X": the latest X strictly before the current one; "next X": the first strictly after ("next Friday"
+  on a Monday is that week's). "this <weekday>": the coming one; "this <season>": the nearest. Bare
+  weekdays, months, seasons, "the weekend", yearless dates: the nearest occurrence in the past (the current
+  one included), or in the future if the sentence so far has a future cue ("will", "'ll", "going to").
+- "N days ago" is that day, "N weeks/months/years ago" the unit holding that point; "a few"/"several" mean 3
+  and widen the bucket one step (days -> week, weeks -> month, months -> season); "a couple" means 2.
+- Not dates: lower-case "may"/"march" unless after in/last/next ("this may be"); bare months or years
+  without in/during/since/until/early/... ("March on", "paid 2022 euros"); seasons without a preposition,
+  last/this/next or a year ("I spring into action"); "sun", "sat"; "a second"; plurals ("on Fridays").
+- Spans absorb a leading in/on/during/over/at ("in March") since ``format_when`` adds its own preposition.
+- Not handled: times of day, "in two weeks" (often a duration), "the other day", dotted dates, holidays.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from datetime import UTC, date, datetime, timedelta
-from typing import Literal
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Literal, cast
 
 import dateparser
 
@@ -43,57 +34,62 @@ from ingestion.extractors.base import TimeMention
 Granularity = Literal["day", "week", "weekend", "month", "season", "year"]
 Mode = Literal["last", "next", "past", "future", "nearest"]
 Bucket = tuple[date, date, Granularity]
+Resolver = Callable[[re.Match[str], "_Ctx"], Bucket | None]  # a match to a bucket, or None to reject it
 
 DAYS_PER_WEEK = 7
 MONTHS_PER_YEAR = 12
 SEASONS_PER_YEAR = 4
 MONTHS_PER_SEASON = 3
-MARCH_INDEX = 2  # 0-based index of March, the first month of spring, the first season of a season-year
+MARCH_INDEX = 2  # 0-based index of March, where spring (season 0 of a season-year) starts
 SATURDAY_OFFSET = 5  # days from Monday
 SATURDAY_KIND = (SATURDAY_OFFSET + 1) % DAYS_PER_WEEK  # date.toordinal() % 7 of a Saturday
 WEEKEND_DAYS = 2
 VAGUE_COUNT = 3  # "a few" / "several"
-CONTEXT_LOOKBACK_CHARS = 24  # how far back "since", "until", ... may be before a bare month or year
+CONTEXT_LOOKBACK_CHARS = 24  # how far before a bare month or year "since", "until", ... may be
 SEASONS = ("spring", "summer", "autumn", "winter")
-MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-               "October", "November", "December")
-WIDER: dict[Granularity, Granularity] = {"day": "week", "week": "month", "month": "season", "year": "year"}
+_MONTH_WORDS = ("january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
+                "august aug", "september sept sep", "october oct", "november nov", "december dec")
+MONTH_NAMES = tuple(words.split()[0].capitalize() for words in _MONTH_WORDS)
+WIDER: dict[str, Granularity] = {"day": "week", "week": "month", "month": "season", "year": "year"}
 
-_MONTHS = {n: i for i, names in enumerate(("january jan", "february feb", "march mar", "april apr", "may",
-                                           "june jun", "july jul", "august aug", "september sept sep",
-                                           "october oct", "november nov", "december dec")) for n in names.split()}
-_AMBIGUOUS_MONTHS = frozenset({"may", "march", "mar"})
+_MONTHS = {name: i for i, words in enumerate(_MONTH_WORDS) for name in words.split()}
+_AMBIGUOUS_MONTHS = frozenset({"may", "march", "mar"})  # as typed; capitalised ones are always months
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
             "thirty": 30, "a couple of": 2, "a couple": 2, "couple of": 2}
 _VAGUE = ("a few", "few", "several")
+_REL_MODES: dict[str, Mode] = {"last": "last", "past": "last", "next": "next", "coming": "next",
+                               "this": "nearest"}
+_DAY_WORDS = {"yesterday": -1, "last night": -1, "tomorrow": 1, "the day before yesterday": -2,
+              "the day after tomorrow": 2, "today": 0, "tonight": 0, "this morning": 0, "this afternoon": 0,
+              "this evening": 0}
 
 
 def _alternation(words: Iterable[str]) -> str:
-    """A regex alternation, longest first, any run of whitespace allowed between words."""
     return "|".join(r"\s+".join(map(re.escape, w.split())) for w in sorted(words, key=len, reverse=True))
 
 
 _MON = f"(?P<mon>{_alternation(_MONTHS)})"
 _WD = f"(?P<wd>{_alternation(_WEEKDAYS)})"
-_SEASON = r"(?P<season>spring|summer|autumn|fall|winter)"
 _REL = r"(?P<rel>this\s+past|this\s+coming|last|this|next|past|coming)"
 _YEAR = r"(?P<year>(?:19|20)\d{2})"
-_QTY = f"(?P<qty>\\d{{1,3}}|{_alternation([*_NUMBERS, *_VAGUE])})"
-_ORD = r"(?:st|nd|rd|th)?"
 _IN = r"(?:(?P<prep>in|during|throughout)\s+)?"
-
-_PREFILTER = re.compile(
-    r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-    r"|yesterday|today|tonight|tomorrow|ago|from\s+now|week|month|year|spring|summer|autumn|fall|winter"
-    r"|night)", re.I)
-_MONTH_CONTEXT = re.compile(r"\b(?:since|until|till|before|after|through|around|of|early|late|mid)[\s-]+$", re.I)
-_YEAR_CONTEXT = re.compile(r"\b(?:since|until|till|before|after|early|late|mid|(?:end|start|middle) of)"
+_ON_WD = rf"(?:on\s+)?(?:{_WD},?\s+)?"
+_ORD = r"(?:st|nd|rd|th)?"
+_PART = r"(?:\s+(?:morning|afternoon|evening|night))?"
+_CUES = {  # substrings of the lower-cased text that a pattern needs before it is worth running
+    "month": ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+    "unit": ("week", "month", "year", "day", "night", "tomorrow", "morning", "afternoon", "evening"),
+    "season": ("spring", "summer", "autumn", "fall", "winter"), "digit": tuple("0123456789"),
+    "day": ("day",), "weekend": ("weekend",), "ago": ("ago", "now"),
+}
+_MONTH_CONTEXT = re.compile(r"\b(?:since|until|till|before|after|through|around|of|early|late|mid)[\s-]+$",
+                            re.I)
+_YEAR_CONTEXT = re.compile(r"\b(?:since|until|till|before|after|early|late|mid|(?:end|start|middle)\s+of)"
                            r"[\s-]+$", re.I)
 _FUTURE_CUE = re.compile(r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|about\s+to|hope\s+to"
                          r"|can'?t\s+wait|looking\s+forward|upcoming)\b|\w['’]ll\b", re.I)
-_SENTENCE_END = re.compile(r"[.!?\n][^.!?\n]*$")
 
 
 class _Ctx:
@@ -102,23 +98,19 @@ class _Ctx:
     def __init__(self, text: str, now: datetime) -> None:
         self.text, self.now, self.today = text, now, now.date()
 
-    def future(self, start: int) -> bool:
-        """Whether the sentence up to ``start`` has a future-tense cue."""
-        head = self.text[:start]
-        tail = _SENTENCE_END.search(head)
-        return _FUTURE_CUE.search(tail.group() if tail else head) is not None
+    def future(self, start: int) -> bool:  # a future-tense cue in the sentence up to ``start``
+        sentence_start = max(self.text.rfind(c, 0, start) for c in ".!?\n") + 1
+        return _FUTURE_CUE.search(self.text, sentence_start, start) is not None
 
     def after(self, pattern: re.Pattern[str], start: int) -> bool:
-        return pattern.search(self.text[max(0, start - CONTEXT_LOOKBACK_CHARS):start]) is not None
+        return pattern.search(self.text[max(0, start - CONTEXT_LOOKBACK_CHARS) : start]) is not None
 
 
-# -- calendar arithmetic -------------------------------------------------------------------------------------
-
+# -- calendar arithmetic: month index = year * 12 + month - 1, season ordinal = year * 4 + (0 spring .. 3)
 def _pick(current: int, kind: int, period: int, mode: Mode) -> int:
     """The ordinal with ``ordinal % period == kind`` that ``mode`` selects relative to ``current``."""
     ahead = (kind - current) % period
-    on_or_after = current + ahead
-    on_or_before = on_or_after - period if ahead else current
+    on_or_after, on_or_before = current + ahead, current + ahead - period if ahead else current
     if mode in ("past", "last"):
         return on_or_before - period if mode == "last" and not ahead else on_or_before
     if mode in ("future", "next"):
@@ -126,33 +118,13 @@ def _pick(current: int, kind: int, period: int, mode: Mode) -> int:
     return on_or_after if on_or_after - current <= current - on_or_before else on_or_before
 
 
-def _day(d: date) -> Bucket:
-    return d, d + timedelta(days=1), "day"
+def _days(start: date, days: int, granularity: Granularity) -> Bucket:
+    return start, start + timedelta(days=days), granularity
 
 
-def _week(d: date) -> Bucket:
-    monday = d - timedelta(days=d.weekday())
-    return monday, monday + timedelta(days=DAYS_PER_WEEK), "week"
-
-
-def _weekend(saturday: date) -> Bucket:
-    return saturday, saturday + timedelta(days=WEEKEND_DAYS), "weekend"
-
-
-def _month(index: int) -> Bucket:
-    """``index`` counts months: year * 12 + (month - 1)."""
-    (y, m), (ny, nm) = divmod(index, MONTHS_PER_YEAR), divmod(index + 1, MONTHS_PER_YEAR)
-    return date(y, m + 1, 1), date(ny, nm + 1, 1), "month"
-
-
-def _season(ordinal: int) -> Bucket:
-    """``ordinal`` counts seasons: year * 4 + (0 spring, 1 summer, 2 autumn, 3 winter)."""
-    first = ordinal * MONTHS_PER_SEASON + MARCH_INDEX
-    return _month(first)[0], _month(first + MONTHS_PER_SEASON)[0], "season"
-
-
-def _year(y: int) -> Bucket:
-    return date(y, 1, 1), date(y + 1, 1, 1), "year"
+def _months(first: int, count: int, granularity: Granularity) -> Bucket:
+    (y, m), (ny, nm) = divmod(first, MONTHS_PER_YEAR), divmod(first + count, MONTHS_PER_YEAR)
+    return date(y, m + 1, 1), date(ny, nm + 1, 1), granularity
 
 
 def _month_index(d: date) -> int:
@@ -160,191 +132,168 @@ def _month_index(d: date) -> int:
 
 
 def _season_ordinal(d: date) -> int:
-    return (_month_index(d) - MARCH_INDEX) // MONTHS_PER_SEASON
+    return d.year * SEASONS_PER_YEAR + (d.month - 1 - MARCH_INDEX) // MONTHS_PER_SEASON
 
 
-def _bucket_of(granularity: Granularity, d: date) -> Bucket:
-    if granularity in ("day", "week"):
-        return _day(d) if granularity == "day" else _week(d)
-    if granularity in ("month", "season"):
-        return _month(_month_index(d)) if granularity == "month" else _season(_season_ordinal(d))
-    return _year(d.year)
+def _containing(granularity: Granularity, d: date, shift: int = 0) -> Bucket:
+    """The day/week/month/season/year holding ``d``, moved by ``shift`` units of that size."""
+    if granularity == "day":
+        return _days(d + timedelta(days=shift), 1, "day")
+    if granularity == "week":
+        return _days(d + timedelta(days=shift * DAYS_PER_WEEK - d.weekday()), DAYS_PER_WEEK, "week")
+    if granularity == "month":
+        return _months(_month_index(d) + shift, 1, "month")
+    if granularity == "season":
+        first = (_season_ordinal(d) + shift) * MONTHS_PER_SEASON + MARCH_INDEX
+        return _months(first, MONTHS_PER_SEASON, "season")
+    return _months((d.year + shift) * MONTHS_PER_YEAR, MONTHS_PER_YEAR, "year")
 
 
 def _mode(rel: str | None, future: bool) -> Mode:
-    if not rel:
-        return "future" if future else "past"
-    return {"past": "last", "last": "last", "coming": "next", "next": "next"}.get(rel.split()[-1].lower(), "nearest")
-
-
-# -- resolvers: a match to a bucket, or None to reject it -----------------------------------------------------
-
-Resolver = Callable[[re.Match[str], _Ctx], Bucket | None]
-
-
-def _usable_month(word: str, lenient: bool = False) -> bool:
-    """"may"/"march" are dates when capitalised, or when ``lenient`` (after "in", "last", "next")."""
-    return lenient or word.lower() not in _AMBIGUOUS_MONTHS or word[0].isupper()
+    """"last/past" -> last, "next/coming" -> next, "this" -> nearest; none: past, or future after a cue."""
+    return _REL_MODES[rel.split()[-1].lower()] if rel else "future" if future else "past"
 
 
 def _explicit_day(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
     groups = m.groupdict()
     yearless = groups.get("mon") is not None and groups.get("year") is None
-    if yearless and not _usable_month(groups["mon"]):
+    if yearless and groups["mon"] in _AMBIGUOUS_MONTHS:  # lower-case: capitalised ones are not in the set
         return None
     future = yearless and ctx.future(m.start())
     base = ctx.now.replace(tzinfo=None)  # dateparser compares naive datetimes; both sides are UTC
     settings = {"RELATIVE_BASE": base - timedelta(days=1) if future else base, "DATE_ORDER": "MDY",
                 "PREFER_DATES_FROM": "future" if future else "past", "PREFER_DAY_OF_MONTH": "first"}
     parsed: datetime | None = dateparser.parse(m.group("date"), languages=["en"], settings=settings)
-    return _day(parsed.date()) if parsed is not None else None
+    return _days(parsed.date(), 1, "day") if parsed is not None else None
 
 
-def _month_year(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
-    return _month(int(m.group("year")) * MONTHS_PER_YEAR + _MONTHS[m.group("mon").lower()])
-
-
-def _year_only(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
-    return _year(int(m.group("year"))) if m.group("prep") or ctx.after(_YEAR_CONTEXT, m.start()) else None
-
-
-def _month_name(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
-    rel, prep = m.group("rel"), m.group("prep")
-    lenient = bool(prep) or (rel or "").lower() in ("last", "next")
-    if not _usable_month(m.group("mon"), lenient) or not (rel or prep or ctx.after(_MONTH_CONTEXT, m.start())):
+def _month_or_year(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
+    """A month ("in March", "last March", "March 2021") or a year ("in 2022", "since 2019")."""
+    groups = m.groupdict()
+    rel, prep = (groups.get("rel") or "").lower(), groups["prep"]
+    word, year = groups.get("mon"), groups.get("year")
+    if word is None:
+        year_ok = prep or ctx.after(_YEAR_CONTEXT, m.start())
+        return _months(int(m.group("year")) * MONTHS_PER_YEAR, MONTHS_PER_YEAR, "year") if year_ok else None
+    kind = _MONTHS[word.lower()]
+    if year:
+        return _months(int(year) * MONTHS_PER_YEAR + kind, 1, "month")
+    if word in _AMBIGUOUS_MONTHS and not (prep or rel in ("last", "next")):
         return None
-    kind = _MONTHS[m.group("mon").lower()]
-    if rel and rel.lower() == "this":
-        return _month(ctx.today.year * MONTHS_PER_YEAR + kind)
-    return _month(_pick(_month_index(ctx.today), kind, MONTHS_PER_YEAR, _mode(rel, ctx.future(m.start()))))
+    if rel == "this":
+        return _months(ctx.today.year * MONTHS_PER_YEAR + kind, 1, "month")
+    if not (rel or prep or ctx.after(_MONTH_CONTEXT, m.start())):
+        return None
+    mode = _mode(rel, ctx.future(m.start()))
+    return _months(_pick(_month_index(ctx.today), kind, MONTHS_PER_YEAR, mode), 1, "month")
 
 
 def _weekday(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
-    kind = (_WEEKDAYS.index(m.group("wd").lower()) + 1) % DAYS_PER_WEEK  # date.toordinal() % 7 of that day
-    rel = m.group("rel")
-    mode: Mode = "future" if rel and rel.lower() == "this" else _mode(rel, ctx.future(m.start()))
-    return _day(date.fromordinal(_pick(ctx.today.toordinal(), kind, DAYS_PER_WEEK, mode)))
-
-
-def _weekend_rel(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
+    """A weekday ("last Friday", "on Friday") or a weekend ("this weekend", "over the weekend")."""
     rel, today = (m.group("rel") or "").lower(), ctx.today
+    if m.groupdict().get("wd"):
+        kind = (_WEEKDAYS.index(m.group("wd").lower()) + 1) % DAYS_PER_WEEK  # its date.toordinal() % 7
+        mode: Mode = "future" if rel == "this" else _mode(rel, ctx.future(m.start()))
+        return _days(date.fromordinal(_pick(today.toordinal(), kind, DAYS_PER_WEEK, mode)), 1, "day")
     if rel == "this":
-        return _weekend(_week(today)[0] + timedelta(days=SATURDAY_OFFSET))
+        return _days(_containing("week", today)[0] + timedelta(days=SATURDAY_OFFSET), WEEKEND_DAYS, "weekend")
     if not rel and not m.group("prep"):
         return None
     mode = _mode(rel, ctx.future(m.start()))
     # Saturdays are compared with a shifted today: "last" must be over, a bare "the weekend" may be now.
     shift = {"last": WEEKEND_DAYS, "future": 1}.get(mode, 0)
-    saturday = _pick(today.toordinal() - shift, SATURDAY_KIND, DAYS_PER_WEEK, "past" if mode == "last" else mode)
-    return _weekend(date.fromordinal(saturday))
+    pick_mode: Mode = "past" if mode == "last" else mode
+    saturday = _pick(today.toordinal() - shift, SATURDAY_KIND, DAYS_PER_WEEK, pick_mode)
+    return _days(date.fromordinal(saturday), WEEKEND_DAYS, "weekend")
 
 
 def _season_name(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
     name = m.group("season").lower()
     kind = SEASONS.index("autumn" if name == "fall" else name)
     if m.group("year"):
-        return _season(int(m.group("year")) * SEASONS_PER_YEAR + kind)
-    if not (m.group("rel") or m.group("prep")):
+        ordinal = int(m.group("year")) * SEASONS_PER_YEAR + kind
+    elif m.group("rel") or m.group("prep"):
+        mode = _mode(m.group("rel"), ctx.future(m.start()))
+        ordinal = _pick(_season_ordinal(ctx.today), kind, SEASONS_PER_YEAR, mode)
+    else:
         return None
-    mode = _mode(m.group("rel"), ctx.future(m.start()))
-    return _season(_pick(_season_ordinal(ctx.today), kind, SEASONS_PER_YEAR, mode))
+    return _months(ordinal * MONTHS_PER_SEASON + MARCH_INDEX, MONTHS_PER_SEASON, "season")
 
 
-def _relative_unit(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
+def _relative(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
+    """"last/this/next week|month|year", or a day word ("yesterday", "tonight", "the day after tomorrow")."""
+    if m.group("word"):
+        return _containing("day", ctx.today, _DAY_WORDS[" ".join(m.group("word").lower().split())])
     step = {"last": -1, "this": 0, "next": 1}[m.group("rel").lower()]
-    unit, today = m.group("unit").lower(), ctx.today
-    if unit == "week":
-        return _week(today + timedelta(weeks=step))
-    return _month(_month_index(today) + step) if unit == "month" else _year(today.year + step)
-
-
-def _day_word(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
-    word = " ".join(m.group("word").lower().split())
-    offset = {"yesterday": -1, "last night": -1, "tomorrow": 1, "the day before yesterday": -2,
-              "the day after tomorrow": 2}.get(word, 0)
-    return _day(ctx.today + timedelta(days=offset))
+    return _containing(cast(Granularity, m.group("unit").lower()), ctx.today, step)
 
 
 def _ago(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
     qty, unit = " ".join(m.group("qty").lower().split()), m.group("unit").lower()
     vague = qty in _VAGUE
-    count = VAGUE_COUNT if vague else int(qty) if qty.isdigit() else _NUMBERS[qty]
-    sign = -1 if m.group("dir").lower() == "ago" else 1
+    shift = (VAGUE_COUNT if vague else int(qty) if qty.isdigit() else _NUMBERS[qty]) * (
+        -1 if m.group("dir").lower() == "ago" else 1)
     if unit in ("minute", "hour"):
-        return _day((ctx.now + sign * timedelta(**{unit + "s": count})).date())
-    if unit in ("day", "week"):
-        point = ctx.today + sign * timedelta(**{unit + "s": count})
-    else:
-        point = _month(_month_index(ctx.today) + sign * count * (MONTHS_PER_YEAR if unit == "year" else 1))[0]
-    granularity: Granularity = "day" if unit == "day" else "week" if unit == "week" else (
-        "month" if unit == "month" else "year")
-    return _bucket_of(WIDER[granularity] if vague else granularity, point)
+        return _days((ctx.now + timedelta(**{unit + "s": shift})).date(), 1, "day")
+    bucket = _containing(cast(Granularity, unit), ctx.today, shift)
+    return _containing(WIDER[unit], bucket[0]) if vague else bucket
 
 
-# -- the grammar: every pattern names the mention's span "m" ------------------------------------------------
-
-_GRAMMAR: tuple[tuple[re.Pattern[str], Resolver], ...] = tuple((re.compile(p, re.I), r) for p, r in (
-    (rf"(?P<m>\b(?:on\s+)?(?:{_WD},?\s+)?(?P<date>{_MON}\.?\s+\d{{1,2}}{_ORD}\b(?:,?\s+{_YEAR})?))\b", _explicit_day),
-    (rf"(?P<m>\b(?:on\s+)?(?:{_WD},?\s+)?(?P<date>(?:the\s+)?\d{{1,2}}{_ORD}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?))\b",
-     _explicit_day),
-    (r"(?P<m>\b(?:on\s+)?(?P<date>\d{4}[-/]\d{1,2}[-/]\d{1,2}|\d{1,2}/\d{1,2}/(?:\d{4}|\d{2})))(?![\d/-])",
-     _explicit_day),
-    (rf"(?P<m>\b{_IN}{_MON}\.?,?\s+(?:of\s+)?{_YEAR})\b", _month_year),
-    (rf"(?P<m>\b{_IN}(?:the\s+year\s+)?{_YEAR})\b", _year_only),
-    (rf"(?P<m>\b{_IN}(?:{_REL}\s+)?{_MON})\b(?!['’]s)", _month_name),
-    (rf"(?P<m>\b(?:on\s+)?(?:{_REL}\s+)?{_WD}(?:\s+(?:morning|afternoon|evening|night))?)\b", _weekday),
-    (rf"(?P<m>\b(?:(?P<prep>on|over|at|during)\s+)?(?:{_REL}|the)\s+weekend)\b", _weekend_rel),
-    (rf"(?P<m>\b(?:(?P<prep>in|during|over|throughout)\s+)?(?:the\s+)?(?:{_REL}\s+)?{_SEASON}"
-     rf"(?:\s+(?:of\s+)?{_YEAR})?)\b", _season_name),
-    (r"(?P<m>\b(?P<rel>last|this|next)\s+(?P<unit>week|month|year))\b", _relative_unit),
-    (r"(?P<m>\b(?P<word>the\s+day\s+before\s+yesterday|the\s+day\s+after\s+tomorrow|yesterday|today|tonight"
-     r"|tomorrow|last\s+night|this\s+(?:morning|afternoon|evening))(?:\s+(?:morning|afternoon|evening|night))?)\b",
-     _day_word),
-    (rf"(?P<m>\b{_QTY}\s+(?P<unit>minute|hour|day|week|month|year)s?\s+(?P<dir>ago|from\s+now))\b", _ago),
-))
-
-
-def _utc(d: date) -> datetime:
-    return datetime(d.year, d.month, d.day, tzinfo=UTC)
+# -- the grammar: (cues needed, pattern, resolver); every pattern names the mention's span "m" --------------
+_GRAMMAR: tuple[tuple[frozenset[str], re.Pattern[str], Resolver], ...] = tuple(
+    (frozenset(cues.split()), re.compile(pattern, re.I), resolve) for cues, pattern, resolve in (
+        ("month digit", rf"(?P<m>\b{_ON_WD}(?P<date>{_MON}\.?\s+\d{{1,2}}{_ORD}\b(?:,?\s+{_YEAR})?))\b",
+         _explicit_day),
+        ("month digit", rf"(?P<m>\b{_ON_WD}(?P<date>(?:the\s+)?\d{{1,2}}{_ORD}\s+(?:of\s+)?{_MON}"
+                        rf"(?:,?\s+{_YEAR})?))\b", _explicit_day),
+        ("digit", r"(?P<m>\b(?:on\s+)?(?P<date>(?:19|20)\d\d[-/]\d\d?[-/]\d\d?"
+                  r"|\d\d?/\d\d?/(?:(?:19|20)\d\d|\d\d)))(?![\d/-])", _explicit_day),
+        ("month digit", rf"(?P<m>\b{_IN}{_MON}\.?,?\s+(?:of\s+)?{_YEAR})\b", _month_or_year),
+        ("digit", rf"(?P<m>\b{_IN}(?:the\s+year\s+)?{_YEAR})\b", _month_or_year),
+        ("month", rf"(?P<m>\b{_IN}(?:{_REL}\s+)?{_MON})\b(?!['’]s)", _month_or_year),
+        ("day", rf"(?P<m>\b(?:on\s+)?(?:{_REL}\s+)?{_WD}{_PART})\b", _weekday),
+        ("weekend", rf"(?P<m>\b(?:(?P<prep>on|over|at|during)\s+)?(?:{_REL}|the)\s+weekend)\b", _weekday),
+        ("season", rf"(?P<m>\b(?:(?P<prep>in|during|over|throughout)\s+)?(?:the\s+)?(?:{_REL}\s+)?"
+                   rf"(?P<season>spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?{_YEAR})?)\b",
+         _season_name),
+        ("unit", rf"(?P<m>\b(?:(?P<rel>last|this|next)\s+(?P<unit>week|month|year)"
+                 rf"|(?P<word>{_alternation(_DAY_WORDS)}){_PART}))\b", _relative),
+        ("ago", rf"(?P<m>\b(?P<qty>\d{{1,3}}|{_alternation([*_NUMBERS, *_VAGUE])})\s+"
+                r"(?P<unit>minute|hour|day|week|month|year)s?\s+(?P<dir>ago|from\s+now))\b", _ago),
+    ))
 
 
 def find_time_mentions(text: str, document_date: datetime) -> list[TimeMention]:
-    """Time expressions in ``text`` resolved against ``document_date``, in text order, never overlapping.
-
-    Where candidates overlap the longest wins (then the earliest). ``document_date`` must be aware.
-    """
+    """Time expressions in ``text`` resolved against the aware ``document_date``, in text order, never
+    overlapping (of overlapping candidates the longest wins, then the earliest)."""
     if document_date.tzinfo is None:
         raise ValueError("document_date must be timezone-aware")
-    if not _PREFILTER.search(text):
+    lowered = text.lower()
+    cues = {name for name, words in _CUES.items() if any(w in lowered for w in words)}
+    if not cues:
         return []
     ctx = _Ctx(text, document_date.astimezone(UTC))
-    found: list[tuple[int, int, Bucket]] = []
-    for pattern, resolve in _GRAMMAR:
-        for match in pattern.finditer(text):
-            bucket = resolve(match, ctx)
-            if bucket is not None:
-                found.append((*match.span("m"), bucket))
-    found.sort(key=lambda f: (f[0] - f[1], f[0]))
+    found = [(*match.span("m"), bucket) for needs, pattern, resolve in _GRAMMAR if needs <= cues
+             for match in pattern.finditer(text) if (bucket := resolve(match, ctx)) is not None]
     taken: list[tuple[int, int, Bucket]] = []
-    for start, end, bucket in found:
+    for start, end, bucket in sorted(found, key=lambda f: (f[0] - f[1], f[0])):
         if all(end <= s or start >= e for s, e, _ in taken):
             taken.append((start, end, bucket))
-    return [TimeMention(text[s:e], s, e, _utc(b[0]), _utc(b[1]), b[2]) for s, e, b in sorted(taken)]
+    midnight = time(tzinfo=UTC)
+    return [TimeMention(text[s:e], s, e, datetime.combine(a, midnight), datetime.combine(z, midnight), g)
+            for s, e, (a, z, g) in sorted(taken)]
 
 
 def format_when(mention: TimeMention, *, with_preposition: bool = True) -> str:
-    """Render a resolved mention for a claim: "on 7 May 2023", "in April 2023", "in summer 2023", ...
+    """Render a resolved mention for a claim: "on 7 May 2023", "in April 2023", "in winter 2022-23"...
 
-    Day-first English, independent of the process locale. ``with_preposition=False`` gives the bare form
-    ("7 May 2023") for use after "since", "until" and the like.
-    """
+    Day-first English, not the process locale; ``with_preposition=False`` gives the bare "7 May 2023"."""
     start, granularity = mention.start, mention.granularity
     month_year = f"{MONTH_NAMES[start.month - 1]} {start.year}"
     day = f"{start.day} {month_year}"
-    prep, body = {"day": ("on", day), "week": ("in", f"the week of {day}"),
-                  "weekend": ("on", f"the weekend of {day}"), "month": ("in", month_year),
-                  "year": ("in", str(start.year))}.get(granularity, ("in", ""))
-    if granularity == "season":
-        name = SEASONS[_season_ordinal(start.date()) % SEASONS_PER_YEAR]
-        body = f"{name} {start.year}-{(start.year + 1) % 100:02d}" if name == "winter" else f"{name} {start.year}"
+    season = SEASONS[_season_ordinal(start.date()) % SEASONS_PER_YEAR]
+    year = f"{start.year}-{(start.year + 1) % 100:02d}" if season == "winter" else str(start.year)
+    prep, body = {"day": ("on", day), "week": ("in", f"the week of {day}"), "month": ("in", month_year),
+                  "weekend": ("on", f"the weekend of {day}"), "season": ("in", f"{season} {year}"),
+                  "year": ("in", str(start.year))}[granularity]
     return f"{prep} {body}" if with_preposition else body

@@ -9,7 +9,6 @@ import redis
 from django.conf import settings
 from rest_framework.test import APIClient
 
-from config.celery import app as celery_app
 from memhq.models import Project
 from memhq.services.tenancy import project_create
 from tests.support.worker import celery_process, worker_args, worker_env
@@ -62,4 +61,3 @@ def celery_worker_process(transactional_db: None, broker: redis.Redis, tmp_path:
     """A real worker process (prefork, one child) consuming from the real broker, on the test database."""
     with celery_process(worker_args(), worker_env(), tmp_path / "worker.log", ready="ready.") as process:
         yield process
-    celery_app.pool.force_close_all()

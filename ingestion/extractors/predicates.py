@@ -176,7 +176,7 @@ OBJECT_ENTITY_TYPE: Final[dict[str, EntityType]] = {
 #: e.g. "Dune" tagged PERSON as the object of favorite_book, or "B2C" tagged PERSON as works_on.
 STRONG_OBJECT_TYPES: Final[frozenset[str]] = frozenset(
     {"lives_in", "is_from", "work_location", "works_at", "studies_at", "works_on", "side_project", "spouse",
-     "partner", "sibling", "has_child", "parent", "friend"}
+     "partner", "sibling", "has_child", "parent", "friend", "has_pet", "owns"}
 )
 
 #: favorite_<x> objects by kind of thing; anything else is a concept.

@@ -2,6 +2,8 @@
 
 Choices:
 
+* An adverbial clause about the speaker inside a sentence that is not ("it's been hard since I lost my
+  job") becomes its own clause.
 * A sentence is split at coordinated or comma-spliced clauses that have their own subject
   ("I went to a support group yesterday and it was so powerful" → two clauses; "SUVs are too big for me,
   I mostly do city commuting" → two clauses). A clausal complement stays inside its clause ("I said I love
@@ -15,7 +17,7 @@ Choices:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -37,11 +39,12 @@ DISCOURSE_WORDS: Final = frozenset(
      "and", "but", "or", "though", "basically", "like", "um", "uh", "hmm", "guess", "right"}
 )
 _BY_THE_WAY: Final = ("by", "the", "way")
-_TRIM_POS: Final = frozenset({"PUNCT", "CCONJ", "INTJ", "SPACE", "SYM"})
+_TRIM_POS: Final = frozenset({"PUNCT", "CCONJ", "SCONJ", "INTJ", "SPACE", "SYM"})
 #: Dependencies of a name that is an argument, not a vocative.
 _ARGUMENT_DEPS: Final = frozenset(
     {"nsubj", "nsubjpass", "dobj", "pobj", "poss", "attr", "dative", "conj", "compound", "appos", "oprd"}
 )
+_VOCATIVE_DEPS: Final = frozenset({"npadvmod", "intj", "dep", "vocative", "meta"})
 _CASUAL_FUTURE: Final = frozenset({"gon", "gonna", "going"})
 
 
@@ -89,6 +92,8 @@ def clause_heads(sent: Span) -> list[Token]:
             continue
         if tok.dep_ in SPLIT_DEPS:
             heads.append(tok)
+        elif tok.dep_ == "advcl" and _speaker_head(tok) and not _speaker_head(sent.root):
+            heads.append(tok)  # "It's been tough since I lost my job" → "I lost my job"
         elif tok.dep_ == "ccomp" and (
             tok.i < tok.head.i or (tok.head.lemma_.lower() in HEDGE_VERBS and _speaker_head(tok.head))
         ):
@@ -106,12 +111,21 @@ def _collect(head: Token, stop: set[int]) -> list[Token]:
     return sorted(out, key=lambda t: t.i)
 
 
-def _is_vocative(tok: Token, names: set[str]) -> bool:
-    return tok.text.lower() in names and tok.dep_ not in _ARGUMENT_DEPS
+def is_vocative(tok: Token, names: Collection[str] = ()) -> bool:
+    """A name used to address someone: a participant's name that is not an argument, or a proper noun
+    hanging off the verb as an adverbial next to a comma ("Hey Mel, I went ...", "I love it, Mel!")."""
+    if tok.text.lower() in names and tok.dep_ not in _ARGUMENT_DEPS:
+        return True
+    if tok.pos_ != "PROPN" or tok.dep_ not in _VOCATIVE_DEPS:
+        return False
+    doc = tok.doc
+    before = doc[tok.i - 1].text if tok.i > 0 else ""
+    after = doc[tok.i + 1].text if tok.i + 1 < len(doc) else ""
+    return before in (",", "") or after in (",", "!", ".", "")
 
 
 def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
-    toks = [t for t in tokens if not _is_vocative(t, names)]
+    toks = [t for t in tokens if not is_vocative(t, names)]
     while toks:
         first = toks[0]
         if tuple(t.lower_ for t in toks[:3]) == _BY_THE_WAY:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from spacy.tokens import Token
@@ -14,7 +14,12 @@ from ingestion.extractors.rules_lexicon import OBJECT_LEADING_DROP
 
 NEGATION_DEPS: Final = frozenset({"neg"})
 NEGATION_WORDS: Final = frozenset({"never", "no longer"})
+TIME_LABELS: Final = frozenset({"DATE", "TIME"})
 NAME_VERBS: Final = frozenset({"name", "call"})
+#: Predicates whose coordinated noun objects are separate items (one candidate each).
+SPLIT_PREDICATES: Final = frozenset(
+    {"allergic_to", "likes", "dislikes", "visited", "owns", "hobby", "has_pet", "prefers", "studies"}
+)
 NAME_SLOT_DEPS: Final = frozenset({"oprd", "attr", "dobj", "npadvmod", "appos"})
 
 
@@ -55,7 +60,10 @@ def prep_object(tok: Token, preps: Iterable[str]) -> Token | None:
 
 
 def is_negated(tok: Token) -> bool:
+    """"not", "n't", "never", or a "no" complement ("I'm no writer")."""
     if any(c.dep_ in NEGATION_DEPS or c.lower_ == "never" for c in tok.children):
+        return True
+    if any(c.dep_ in ("attr", "dobj") and any(d.lower_ == "no" for d in c.children) for c in tok.children):
         return True
     return tok.head.dep_ != "ROOT" and tok.dep_ in ("xcomp", "acomp") and is_negated(tok.head)
 
@@ -74,7 +82,7 @@ def is_progressive(head: Token) -> bool:
 def phrase(tok: Token, clause: Clause) -> tuple[Token, ...]:
     """The subtree of ``tok`` inside the clause, without leading determiners or edge punctuation."""
     inside = {t.i for t in clause.tokens}
-    toks = [t for t in tok.subtree if t.i in inside]
+    toks = [t for t in tok.subtree if t.i in inside and (t.i == tok.i or t.ent_type_ not in TIME_LABELS)]
     while toks and (toks[0].lower_ in OBJECT_LEADING_DROP and toks[0].i != tok.i or toks[0].is_punct):
         toks = toks[1:]
     while toks and (toks[-1].is_punct or toks[-1].pos_ in ("CCONJ", "SPACE")):
@@ -114,6 +122,21 @@ def names_attached(tok: Token) -> list[tuple[Token, ...]]:
     return out
 
 
+def text_of(tokens: Iterable[Token]) -> str:
+    """The tokens as written (original spacing; "dairy-free" stays one word)."""
+    return " ".join("".join(t.text_with_ws for t in sorted(tokens, key=lambda t: t.i)).split())
+
+
 def particle(head: Token) -> str:
     prt = first_child(head, "prt")
     return prt.lower_ if prt is not None else ""
+
+
+def split_conjuncts(fact: Fact, obj: Token, clause: Clause) -> list[Fact]:
+    """"allergic to peanuts and shellfish" → one fact per noun, for predicates whose objects are items."""
+    if fact.object_text is not None or fact.predicate not in SPLIT_PREDICATES:
+        return [fact]
+    items = [obj, *(c for c in obj.conjuncts if c.i > obj.i)]
+    if len(items) == 1 or any(t.pos_ not in ("NOUN", "PROPN") for t in items):
+        return [fact]
+    return [replace(fact, object_tokens=core(t) if t.pos_ == "NOUN" else name_of(t)) for t in items]

@@ -29,7 +29,9 @@ RELATION_NOUNS: Final[dict[str, str]] = {
 #: Pets (lemmas).
 PET_NOUNS: Final = frozenset(
     {"dog", "cat", "puppy", "kitten", "hamster", "rabbit", "bunny", "parrot", "bird", "fish", "turtle",
-     "tortoise", "horse", "pony", "guinea", "snake", "lizard", "gecko", "ferret", "pup", "goldfish", "chinchilla"}
+     "tortoise", "horse", "pony", "guinea", "snake", "lizard", "gecko", "ferret", "pup", "goldfish", "chinchilla",
+     "greyhound", "labrador", "retriever", "poodle", "terrier", "beagle", "husky", "bulldog", "corgi", "dachshund",
+     "spaniel", "collie", "pug", "chihuahua", "budgie", "canary", "cockatiel", "iguana", "axolotl"}
 )
 
 #: Diets, as adjectives or nouns ("I'm vegan", "I'm a vegetarian", "I went vegan").

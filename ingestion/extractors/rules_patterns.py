@@ -31,9 +31,11 @@ from ingestion.extractors.rules_grammar import (
     is_negated,
     is_past,
     is_progressive,
+    names_attached,
     particle,
     phrase,
     prep_object,
+    split_conjuncts,
 )
 from ingestion.extractors.rules_lexicon import (
     ADDITIVE_WORDS,
@@ -48,6 +50,11 @@ from ingestion.extractors.rules_patterns_be import copula_facts, job_noun_facts,
 MIN_SUBSTANTIVE_WORDS: Final = 1
 #: Verbs whose past tense describes a state, not an event.
 STATIVE_VERBS: Final = frozenset({"be", "have", "feel", "know", "think", "seem", "want", "need", "like", "love"})
+CASUAL_FUTURE_WORDS: Final = frozenset({"gon", "gonna"})
+#: Predicates whose object is the name when one is given ("a dog named Rex" → Rex).
+NAMED_OBJECT_PREDICATES: Final = frozenset({"has_pet", "has_child", "spouse", "partner"})
+#: Verbs whose table rows still hold with a particle ("I moved over to Lisbon" is rare; "look for" is a prep).
+PHRASAL_OK: Final = frozenset({"move"})
 LOCATION_LABELS: Final = frozenset({"GPE", "LOC", "FAC"})
 _LIKE_TO_DISLIKE: Final = {"likes": "dislikes"}
 
@@ -77,20 +84,22 @@ VERB_RULES: Final[tuple[VerbRule, ...]] = (
     _row("pivot", "works_on", "event", "prep:to,into"),
     _row("hire employ", "works_at", "event", "prep:at,by"),
     _row("start begin", "works_at", "event", "prep:at"),
+    _row("start begin", "job_title", "event", "prep:as"),
     _row("study major", "studies_at", "fact", "prep:at", present_only=True),
     _row("study learn", "studies", "fact", "dobj", present_only=True),
     _row("major", "studies", "fact", "prep:in", present_only=True),
-    _row("love like enjoy adore", "likes", "preference", "dobj", "xcomp"),
-    _row("prefer", "prefers", "preference", "dobj", "xcomp"),
-    _row("hate dislike detest loathe", "dislikes", "preference", "dobj", "xcomp"),
+    _row("love like enjoy adore", "likes", "preference", "dobj", "xcomp", "rest"),
+    _row("prefer", "prefers", "preference", "dobj", "xcomp", "rest"),
+    _row("hate dislike detest loathe", "dislikes", "preference", "dobj", "xcomp", "rest"),
     _row("want need", "wants", "preference", "dobj", "xcomp"),
     _row("look search", "wants", "preference", "prep:for"),
     _row("decide", "decided", "decision", "xcomp", "ccomp", "prep:on"),
     _row("choose pick select", "decided", "decision", "dobj", "xcomp"),
     _row("opt settle", "decided", "decision", "prep:for,on", "xcomp"),
-    _row("plan intend aim", "plans_to", "decision", "xcomp", "prep:on"),
+    _row("plan intend aim", "plans_to", "decision", "xcomp", "prep:on", "dobj"),
     _row("become turn go switch", "diet", "event", "acomp", "attr", "dobj", "oprd", "prep:to"),
     _row("go", "plans_to", "decision", "xcomp", progressive_only=True),
+    _row("go", "hobby", "fact", "xcomp", present_only=True),
     _row("go travel fly drive head", "visited", "event", "prep:to", past_only=True),
     _row("visit tour", "visited", "event", "dobj"),
     _row("attend", "attended", "event", "dobj"),
@@ -104,9 +113,13 @@ VERB_RULES: Final[tuple[VerbRule, ...]] = (
 )
 
 
-def _slot(head: Token, slot: str) -> Token | None:
+def _slot(head: Token, slot: str, clause: Clause) -> Token | None:
+    """The token filling ``slot``; "rest" = the first content word after the verb (for mis-parsed objects:
+    "I hate cilantro" with "cilantro" read as an adverb)."""
     if slot.startswith("prep:"):
         return prep_object(head, slot[len("prep:"):].split(","))
+    if slot == "rest":
+        return next((t for t in clause.tokens if t.i > head.i and t.pos_ in ("NOUN", "PROPN", "ADJ")), None)
     return first_child(head, slot)
 
 
@@ -132,9 +145,11 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
         return ("attended", None)
     if pred == "has_pet":
         noun = obj.lemma_.lower()
-        if noun in PET_NOUNS:
-            return (pred, None)
-        return (RELATION_NOUNS[noun], None) if RELATION_NOUNS.get(noun) == "has_child" else None
+        if RELATION_NOUNS.get(noun) == "has_child":
+            return ("has_child", None)
+        return (pred, None) if noun in PET_NOUNS or names_attached(obj) else None
+    if pred == "hobby" and obj.head.lemma_ == "go" and obj.tag_ != "VBG":
+        return None  # "I go bouldering" is a hobby, "I go to work" is not
     if pred == "member_of" and obj.ent_type_ == "ORG" and obj.lemma_.lower() not in GROUP_NOUNS:
         return ("works_at", None)
     return (pred, None)
@@ -153,6 +168,8 @@ def verb_facts(clause: Clause) -> list[Fact]:
     """Facts from the verb table for the clause's head."""
     head = clause.head
     lemma = head.lemma_.lower()
+    if particle(head) and lemma not in PHRASAL_OK:
+        return []  # "pick up", "give up", "take up": the particle changes the verb's meaning
     negated = is_negated(head)
     facts: list[Fact] = []
     seen: set[str] = set()
@@ -160,13 +177,14 @@ def verb_facts(clause: Clause) -> list[Fact]:
         if lemma not in rule.lemmas or not _tense_allows(rule, head):
             continue
         for slot in rule.slots:
-            obj = _slot(head, slot)
+            obj = _slot(head, slot, clause)
             if obj is None:
                 continue
             refined = _refine(rule, obj, clause)
             if refined is None:
                 continue
             pred, literal = refined
+            names = names_attached(obj) if pred in NAMED_OBJECT_PREDICATES else []
             if negated:
                 if pred not in _LIKE_TO_DISLIKE:
                     return []
@@ -176,15 +194,20 @@ def verb_facts(clause: Clause) -> list[Fact]:
             seen.add(pred)
             if lemma in ("love", "like") and any(c.lower_ in ("would", "'d") for c in head.children):
                 pred = "wants"  # "I'd love to ..." is a wish, not a taste
-            facts.append(Fact(pred, rule.kind, phrase(obj, clause), literal))
+            if names:  # "adopted a greyhound named Biscuit" → the pet is Biscuit
+                facts += [Fact(pred, rule.kind, name) for name in names]
+            else:
+                facts += split_conjuncts(Fact(pred, rule.kind, phrase(obj, clause), literal), obj, clause)
             break
     return facts
+
 
 
 def generic_fact(clause: Clause) -> Fact | None:
     """The fallback: predicate = verb lemma (+ particle, "not_" if negated), object = the rest of the clause."""
     head = clause.head
-    if substantive_count(clause.tokens, clause.subject) < MIN_SUBSTANTIVE_WORDS:
+    rest = [t for t in clause.tokens if t.i != head.i]
+    if substantive_count(rest, clause.subject) < MIN_SUBSTANTIVE_WORDS:
         return None
     lemma = head.lemma_.lower()
     pred = "is" if lemma == "be" else lemma
@@ -194,15 +217,27 @@ def generic_fact(clause: Clause) -> Fact | None:
     if is_negated(head):
         pred = f"not_{pred}"
     subject_ids = {t.i for t in clause.subject.subtree} if clause.subject is not None else set()
-    obj = tuple(
-        t for t in clause.tokens if t.i > head.i and t.i not in subject_ids and not (t.dep_ == "prt" and t.head == head)
-    )
+    obj = [t for t in clause.tokens if t.i > head.i and t.i not in subject_ids and not (t.dep_ == "prt" and t.head == head)]
+    while obj and (obj[0].pos_ in ("CCONJ", "SCONJ", "PUNCT") or obj[0].is_punct):
+        obj = obj[1:]
     kind: Kind = "event" if is_past(head) and lemma not in STATIVE_VERBS else "fact"
-    return Fact(pred, kind, obj, specific=False)
+    return Fact(pred, kind, tuple(obj), specific=False)
+
+
+def casual_plan(clause: Clause) -> Fact | None:
+    """"Gonna continue my studies" / "I'm gonna buy a bike" → plans_to (object = what follows)."""
+    marker = next((t for t in clause.tokens if t.lower_ in CASUAL_FUTURE_WORDS), None)
+    if marker is None or marker.i > clause.head.i:
+        return None
+    rest = tuple(t for t in clause.tokens if t.i > marker.i and t.lower_ not in ("na", "to"))
+    return Fact("plans_to", "decision", rest) if rest else None
 
 
 def speaker_facts(clause: Clause) -> list[Fact]:
     """All facts for a clause whose subject is the speaker (or the speaker's own thing)."""
+    plan = casual_plan(clause)
+    if plan is not None:
+        return [plan]
     if clause.head.lemma_.lower() == "be":
         facts = copula_facts(clause)
     else:

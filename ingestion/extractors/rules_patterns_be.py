@@ -29,6 +29,7 @@ from ingestion.extractors.rules_grammar import (
     names_attached,
     phrase,
     prep_object,
+    split_conjuncts,
 )
 from ingestion.extractors.rules_lexicon import (
     DIETS,
@@ -44,21 +45,6 @@ from ingestion.extractors.rules_lexicon import (
 
 POSSESSION_VERBS: Final = frozenset({"have", "get", "own"})
 STATUS_PARTNER: Final = {"married": "spouse", "engaged": "partner"}
-SECONDARY_TEMPLATES: Final = {
-    "works_at": "{s} works at {o}.",
-    "job_title": "{s} works as {o}.",
-    "studies_at": "{s} studies at {o}.",
-    "spouse": "{s} is married to {o}.",
-    "partner": "{s}'s partner is {o}.",
-    "has_child": "{s} has a child named {o}.",
-    "has_pet": "{s} has a pet named {o}.",
-    "sibling": "{s} has a sibling named {o}.",
-    "relationship_status": "{s} is {o}.",
-}
-
-
-def _secondary(pred: str, kind: Kind, obj: tuple[Token, ...] = (), literal: str | None = None) -> Fact:
-    return Fact(pred, kind, obj, literal, template=SECONDARY_TEMPLATES.get(pred, "{s}: " + pred + " {o}."))
 
 
 def _age(clause: Clause) -> str | None:
@@ -75,15 +61,15 @@ def _acomp_facts(clause: Clause, acomp: Token) -> list[Fact]:
         return [Fact("interested_in", "preference", phrase(obj, clause))] if obj is not None else []
     if lemma == "allergic":
         obj = prep_object(acomp, ("to",))
-        return [Fact("allergic_to", "fact", phrase(obj, clause))] if obj is not None else []
+        return split_conjuncts(Fact("allergic_to", "fact", phrase(obj, clause)), obj, clause) if obj else []
     if low in DIETS:
         return [Fact("diet", "fact", object_text=low)]
     if low in RELATIONSHIP_STATUSES:
-        facts = [Fact("relationship_status", "relationship", object_text=low)]
+        status = Fact("relationship_status", "relationship", object_text=low)
         partner = prep_object(acomp, ("to",))
         if partner is not None and low in STATUS_PARTNER:
-            facts.append(_secondary(STATUS_PARTNER[low], "relationship", phrase(partner, clause)))
-        return facts
+            return [Fact(STATUS_PARTNER[low], "relationship", phrase(partner, clause)), status]
+        return [status]
     if lemma == "based":
         obj = prep_object(acomp, ("in",))
         return [Fact("lives_in", "fact", phrase(obj, clause))] if obj is not None else []
@@ -106,13 +92,13 @@ def _attr_facts(clause: Clause, attr: Token) -> list[Fact]:
         school = prep_object(attr, ("at", "in"))
         facts = [Fact("job_title", "fact", object_text="student")]
         if school is not None:
-            facts.append(_secondary("studies_at", "fact", phrase(school, clause)))
+            facts.append(Fact("studies_at", "fact", phrase(school, clause)))
         return facts
     if lemma in OCCUPATIONS:
         facts = [Fact("job_title", "fact", core(attr))]
         employer = prep_object(attr, ("at", "for", "with"))
         if employer is not None:
-            facts.append(_secondary("works_at", "fact", phrase(employer, clause)))
+            facts.append(Fact("works_at", "fact", phrase(employer, clause)))
         return facts
     return []
 
@@ -138,11 +124,11 @@ def copula_facts(clause: Clause) -> list[Fact]:
         facts.append(Fact("is_from", "fact", phrase(origin, clause)))
     liked = prep_object(head, ("into",))
     if liked is not None:
-        facts.append(Fact("likes", "preference", phrase(liked, clause)))
+        facts += split_conjuncts(Fact("likes", "preference", phrase(liked, clause)), liked, clause)
     return facts
 
 
-def _named_or_noun(noun: Token, clause: Clause) -> list[tuple[tuple[Token, ...], str | None]]:
+def _named_or_noun(noun: Token) -> list[tuple[tuple[Token, ...], str | None]]:
     names = names_attached(noun)
     if names:
         return [(n, None) for n in names]
@@ -153,6 +139,8 @@ def possession_facts(clause: Clause) -> list[Fact]:
     """Facts from "I have/got/own ..." clauses."""
     head = clause.head
     lemma = head.lemma_.lower()
+    if head.lower_ in RELATIONSHIP_STATUSES and any(c.dep_ == "auxpass" for c in head.children):
+        return [Fact("relationship_status", "relationship", object_text=head.lower_)]  # "I got married"
     if lemma not in POSSESSION_VERBS or is_negated(head):
         return []
     kind: Kind = "event" if lemma == "get" and is_past(head) else "fact"
@@ -163,14 +151,10 @@ def possession_facts(clause: Clause) -> list[Fact]:
     if dobj is None:
         return []
     noun = dobj.lemma_.lower()
-    facts: list[Fact] = []
     pred = "has_pet" if noun in PET_NOUNS else RELATION_NOUNS.get(noun)
     if pred is not None and pred not in ("friend", "colleague", "mentor"):
         rel_kind: Kind = "fact" if pred == "has_pet" else "relationship"
-        for i, (tokens, literal) in enumerate(_named_or_noun(dobj, clause)):
-            fact = Fact(pred, rel_kind, tokens, literal)
-            facts.append(fact if i == 0 else _secondary(pred, rel_kind, tokens, literal))
-        return facts
+        return [Fact(pred, rel_kind, tokens, literal) for tokens, literal in _named_or_noun(dobj)]
     if noun == "allergy":
         allergen = prep_object(dobj, ("to",))
         tokens = phrase(allergen, clause) if allergen is not None else core(dobj)[:-1]
@@ -195,6 +179,5 @@ def job_noun_facts(clause: Clause) -> list[Fact]:
         if employer is not None:
             facts.append(Fact("works_at", kind, phrase(employer, clause)))
         if title is not None:
-            fact = Fact("job_title", kind, core(title))
-            facts.append(fact if not facts else _secondary("job_title", kind, core(title)))
+            facts.append(Fact("job_title", kind, core(title)))
     return facts

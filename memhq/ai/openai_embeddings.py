@@ -1,6 +1,7 @@
 """Embeddings from an OpenAI-compatible ``/embeddings`` endpoint, shaped like the local embedder's output.
 
-Pure Python (no Django): the caller passes an ``LLMConfig`` whose ``model`` is the embedding model.
+Pure Python (no Django): the caller passes the shared ``LLMConfig`` (server, key, timeout) and the embedding
+``model`` (default: the config's own ``model``).
 
 Choices:
 - Output: float32 array of shape (n, dim), every row L2-normalised (cosine = dot product), in input order;
@@ -44,6 +45,7 @@ class OpenAIEmbedder:
         self,
         config: LLMConfig,
         *,
+        model: str | None = None,
         dim: int = EMBEDDING_DIM,
         batch_size: int = EMBED_BATCH_SIZE,
         send_dimensions: bool = True,
@@ -51,10 +53,11 @@ class OpenAIEmbedder:
         if dim <= 0 or batch_size <= 0:
             raise ValueError("dim and batch_size must be positive")
         self.config = config
+        self.model = model or config.model
         self.dim = dim
         self.batch_size = batch_size
         self.send_dimensions = send_dimensions
-        self.name = f"openai:{config.model}"
+        self.name = f"openai:{self.model}"
 
     def embed(self, texts: Sequence[str]) -> FloatMatrix:
         """One L2-normalised float32 row per text, in order."""
@@ -71,11 +74,11 @@ class OpenAIEmbedder:
         return out
 
     def _embed_batch(self, client: openai.OpenAI, batch: list[str]) -> FloatMatrix:
-        operation = f"embeddings call to {self.config.model}"
+        operation = f"embeddings call to {self.model}"
         dimensions = self.dim if self.send_dimensions else openai.omit
         with ai_errors(operation):
             response = client.embeddings.create(
-                model=self.config.model, input=batch, dimensions=dimensions, encoding_format="float"
+                model=self.model, input=batch, dimensions=dimensions, encoding_format="float"
             )
         data = sorted(response.data, key=lambda item: item.index)
         if [item.index for item in data] != list(range(len(batch))):

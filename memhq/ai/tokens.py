@@ -109,12 +109,14 @@ def truncate_to_tokens(text: str, max_tokens: int) -> str:
         return text
     word_ids, offsets = encoding.word_ids, encoding.offsets
     cut = max_tokens  # index of the first token dropped
-    if word_ids[cut] is not None and word_ids[cut] == word_ids[cut - 1]:
+    inside_word = word_ids[cut] is not None and word_ids[cut] == word_ids[cut - 1]
+    if inside_word:
         first_of_word = cut
         while first_of_word > 0 and word_ids[first_of_word - 1] == word_ids[cut]:
             first_of_word -= 1
-        cut = first_of_word or cut  # the word alone is over budget: cut inside it
+        cut, inside_word = (first_of_word, False) if first_of_word else (cut, True)
     prefix = text[: offsets[cut - 1][1]].rstrip()
-    while count_tokens(prefix) > max_tokens:  # a word cut in half may re-tokenise into more pieces
+    # A prefix ending between words re-tokenises to the same tokens; one cut inside a word may not.
+    while inside_word and prefix and count_tokens(prefix) > max_tokens:
         prefix = prefix[:-1].rstrip()
     return prefix

@@ -5,8 +5,12 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
 from typing import Any
 
+import httpx2
+import openai
 import pytest
 from pydantic import BaseModel, Field
 
@@ -19,6 +23,7 @@ from memhq.ai.llm import (
     make_client,
     strict_json_schema,
     structured_call,
+    translate_error,
 )
 from tests.fakes import fixtures
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -188,6 +193,37 @@ def test_timeout_is_transient(fake_openai: FakeOpenAIServer) -> None:
         _call(fake_openai, timeout_s=SHORT_TIMEOUT_S)
 
     assert time.monotonic() - started < SLOW_ANSWER_S
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"retry-after-ms": "1500"}, 1.5),
+        ({"retry-after": "12"}, 12.0),
+        ({"retry-after": "soon"}, None),
+        ({}, None),
+    ],
+)
+def test_rate_limit_reads_retry_after_in_seconds_or_milliseconds(
+    headers: dict[str, str], expected: float | None
+) -> None:
+    assert _rate_limited(headers).retry_after_s == expected
+
+
+def test_rate_limit_reads_retry_after_as_an_http_date() -> None:
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
+
+    waited = _rate_limited({"retry-after": when}).retry_after_s
+
+    assert waited is not None and 25.0 <= waited <= 30.0
+
+
+def _rate_limited(headers: dict[str, str]) -> RateLimitedAIError:
+    request = httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    response = httpx2.Response(429, headers=headers, request=request)
+    error = translate_error(openai.RateLimitError("slow down", response=response, body=None), operation="op")
+    assert isinstance(error, RateLimitedAIError)
+    return error
 
 
 def test_unauthorized_is_permanent(fake_openai: FakeOpenAIServer) -> None:

@@ -64,6 +64,43 @@ def test_texts_are_sent_in_batches_and_rows_keep_input_order(fake_openai: FakeOp
     np.testing.assert_allclose(vectors, expected, atol=1e-6)
 
 
+def test_embedding_model_can_differ_from_the_configs_model(fake_openai: FakeOpenAIServer) -> None:
+    config = LLMConfig(base_url=fake_openai.base_url, api_key="sk-e", model="chat-model", timeout_s=5.0)
+    embedder = OpenAIEmbedder(config, model="embed-model")
+
+    embedder.embed(["jazz"])
+
+    assert embedder.name == "openai:embed-model"
+    assert fake_openai.requests[0].body["model"] == "embed-model"
+
+
+def _payload(*rows: tuple[int, list[float]]) -> dict[str, object]:
+    data = [{"object": "embedding", "index": index, "embedding": vector} for index, vector in rows]
+    return {"object": "list", "data": data, "model": MODEL, "usage": {"prompt_tokens": 2, "total_tokens": 2}}
+
+
+def test_rows_the_server_did_not_normalise_or_order_are_fixed(fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.answer(_payload((1, [0.0, 2.0, 0.0, 0.0]), (0, [3.0, 0.0, 0.0, 4.0])))
+
+    vectors = _embedder(fake_openai, dim=4).embed(["first", "second"])
+
+    np.testing.assert_allclose(vectors, [[0.6, 0.0, 0.0, 0.8], [0.0, 1.0, 0.0, 0.0]], atol=1e-6)
+
+
+def test_too_few_vectors_are_transient(fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.answer(_payload((0, [1.0, 0.0, 0.0, 0.0])))
+
+    with pytest.raises(TransientAIError, match="sent 2 texts, got 1 vectors"):
+        _embedder(fake_openai, dim=4).embed(["first", "second"])
+
+
+def test_a_zero_vector_is_transient(fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.answer(_payload((0, [0.0, 0.0, 0.0, 0.0])))
+
+    with pytest.raises(TransientAIError, match="all-zero"):
+        _embedder(fake_openai, dim=4).embed(["first"])
+
+
 def test_empty_input_makes_no_request(fake_openai: FakeOpenAIServer) -> None:
     vectors = _embedder(fake_openai).embed([])
 

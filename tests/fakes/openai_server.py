@@ -7,6 +7,8 @@ scripted behaviour is used by exactly one request (whichever endpoint it hits), 
 Choices:
 - An unscripted chat request answers HTTP 500 with "no scripted behaviour": a test that forgot to script an
   answer fails loudly instead of silently getting ``{}``. An unscripted embeddings request answers normally.
+- ``answer(...)`` scripted for an embeddings request is sent as the whole response body, so a test can
+  serve a malformed payload (too few vectors, unnormalised or zero vectors).
 - Embeddings are a hashed bag of words (sha256 of each lower-cased word picks a coordinate and a sign), L2
   normalised, of the requested ``dimensions``: deterministic, and texts sharing words are closer. Both
   ``encoding_format`` "float" and "base64" (the SDK's default) are served.
@@ -94,7 +96,6 @@ class FakeOpenAIServer:
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
-    # -- lifecycle -------------------------------------------------------------------------------------
     def start(self) -> FakeOpenAIServer:
         handler = type("BoundHandler", (_Handler,), {"fake": self})
         self._httpd = ThreadingHTTPServer((HOST, 0), handler)
@@ -139,7 +140,6 @@ class FakeOpenAIServer:
         with self._lock:
             return len(self._queue)
 
-    # -- scripting -------------------------------------------------------------------------------------
     def script(self, behaviour: Behaviour) -> None:
         with self._lock:
             self._queue.append(behaviour)
@@ -152,7 +152,10 @@ class FakeOpenAIServer:
         completion_tokens: int = DEFAULT_COMPLETION_TOKENS,
         finish_reason: str = "stop",
     ) -> None:
-        """A normal chat answer; mappings and pydantic models are serialised to JSON text."""
+        """Chat: a normal answer with this content. Embeddings: this as the whole response body.
+
+        Mappings and pydantic models are serialised to JSON text.
+        """
         if isinstance(content, BaseModel):
             text = content.model_dump_json()
         elif isinstance(content, Mapping):
@@ -189,14 +192,10 @@ class FakeOpenAIServer:
         """Wait ``seconds`` before answering normally (longer than the client timeout to force a timeout)."""
         self.script(Behaviour("delay", content=content, delay_s=seconds))
 
-    # -- used by the handler ---------------------------------------------------------------------------
     def _record_and_next(self, request: RecordedRequest) -> Behaviour | None:
         with self._lock:
             self._requests.append(request)
             return self._queue.popleft() if self._queue else None
-
-    def _sleep(self, seconds: float) -> None:
-        self._stopping.wait(seconds)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -230,6 +229,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if behaviour.kind == "status":
             self._send_status(behaviour)
+        elif behaviour.kind == "answer" and not chat:
+            self._send_raw(200, (behaviour.content or "").encode("utf-8"))
         elif behaviour.kind == "invalid_json":
             if chat:
                 self._send_chat(body, Behaviour("answer", content=behaviour.content))
@@ -237,7 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_raw(200, (behaviour.content or "").encode("utf-8"))
         else:
             if behaviour.kind == "delay":
-                self.fake._sleep(behaviour.delay_s)
+                self.fake._stopping.wait(behaviour.delay_s)
             if chat:
                 self._send_chat(body, behaviour)
             else:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -34,7 +36,12 @@ def worker_env(**overrides: str) -> dict[str, str]:
 def celery_process(args: list[str], env: dict[str, str], log: Path, ready: str) -> Iterator[subprocess.Popen[bytes]]:
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", *args], cwd=ROOT, env=env, stdout=out, stderr=out
+            [sys.executable, "-m", "celery", "-A", "config", *args],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=out,
+            start_new_session=True,  # its own process group, so a kill reaches the pool's children too
         )
     try:
         deadline = time.monotonic() + READY_TIMEOUT_S
@@ -44,13 +51,21 @@ def celery_process(args: list[str], env: dict[str, str], log: Path, ready: str) 
             time.sleep(0.1)
         yield process
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop(process)
+
+
+def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM, timeout_s: float = 15.0) -> None:
+    """Stop the whole process group (the worker and its pool children)."""
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)  # pool children orphaned by a killed parent
 
 
 def worker_args(concurrency: int = 1) -> list[str]:

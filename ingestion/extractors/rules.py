@@ -1,0 +1,166 @@
+"""The offline rules extractor: spaCy parse + first-person patterns, no model calls.
+
+Flow per episode: parse every message a person wrote (role ``user``) in one ``nlp.pipe`` pass; for each
+sentence drop questions and chatter; cut it into clauses; keep the clauses about the speaker (I/we, my X,
+"X is too big for me", casual subjectless reports); map each to (predicate, object, kind) facts; rewrite it
+as a standalone third-person claim with absolute dates; add relationship candidates for named
+"my wife Sara"-style mentions; then an extractive summary and key learnings.
+
+Choices:
+
+* Only ``user`` messages yield claims. Assistant, system and tool messages are never parsed (they are also
+  the long ones, so this is most of the speed): what the assistant says about a car is not a memory about
+  the user. A named ``user`` message is a person speaking (LoCoMo: two named friends), and claims are about
+  that person ("Caroline went to ...").
+* "you" is the other participant: the other named speaker of the conversation (the previous different one
+  when there are more than two), else "the assistant" when one is present.
+* Candidates are de-duplicated within the episode on (subject, predicate, object) and on claim text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from spacy.tokens import Doc, Span
+
+from ingestion.extractors.base import CandidateOut, EpisodeIn, ExtractionResult, MessageIn
+from ingestion.extractors.rules_candidates import MessageContext, as_plan, build_candidate, is_future
+from ingestion.extractors.rules_candidates import CHANGE_PREDICATES
+from ingestion.extractors.rules_clauses import Clause, split_clauses
+from ingestion.extractors.rules_filters import is_chatter, is_question
+from ingestion.extractors.rules_grammar import Fact
+from ingestion.extractors.rules_nlp import add_entities, parse_all
+from ingestion.extractors.rules_patterns import speaker_facts
+from ingestion.extractors.rules_patterns_other import other_facts, possessive_facts
+from ingestion.extractors.rules_relations import relation_facts
+from ingestion.extractors.rules_rewrite import ASSISTANT_DISPLAY, Renderer, Speakers
+from ingestion.extractors.summary import summarise
+
+#: Pronouns that put the speaker in a sentence.
+SPEAKER_WORDS: Final = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"})
+#: Roles whose messages are a person speaking.
+PERSON_ROLES: Final = frozenset({"user"})
+
+
+def _facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
+    if clause.subject_kind in ("speaker", "implicit"):
+        return speakers.subject, speaker_facts(clause)
+    if clause.subject_kind == "possessive":
+        return possessive_facts(clause, speakers, f"{speakers.subject}'s")
+    return other_facts(clause, speakers)
+
+
+def _clause_candidates(clause: Clause, ctx: MessageContext) -> list[CandidateOut]:
+    if is_chatter(" ".join(t.text for t in clause.tokens), ctx.skip_names):
+        return []
+    subject, facts = _facts(clause, ctx.speakers)
+    future = is_future(clause, ctx)
+    out: list[CandidateOut] = []
+    for fact in facts:
+        if future and fact.predicate in CHANGE_PREDICATES and fact.kind != "decision":
+            fact = as_plan(fact, clause, ctx)
+        cand = build_candidate(
+            ctx, fact, subject, clause.tokens, (clause.start_char, clause.end_char), clause=clause,
+            primary=not out,
+        )
+        if cand is not None:
+            out.append(cand)
+    return out
+
+
+def worth_reading(sent: Span, names: Sequence[str]) -> bool:
+    """Can this sentence yield a candidate? Not a question, not chatter, and it mentions the speaker
+    (I/me/my/we/us/our...) or is a casual subjectless report ("Went hiking yesterday")."""
+    if is_question(sent) or is_chatter(sent.text, names):
+        return False
+    if any(t.lower_ in SPEAKER_WORDS and t.tag_ in ("PRP", "PRP$") for t in sent):
+        return True
+    first = next((t for t in sent if not t.is_punct and t.pos_ not in ("INTJ", "CCONJ")), None)
+    return first is not None and (first.tag_ == "VBD" or first.lower_ in ("been", "gon", "gonna"))
+
+
+def _sentence_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) -> list[CandidateOut]:
+    out: list[CandidateOut] = []
+    for clause in split_clauses(sent, names):
+        out += _clause_candidates(clause, ctx)
+    for rel in relation_facts(sent):
+        tokens = tuple(t for t in sent if rel.start_char <= t.idx < rel.end_char)
+        cand = build_candidate(
+            ctx, rel.fact, ctx.speakers.subject, tokens, (rel.start_char, rel.end_char), clause=None, primary=False
+        )
+        if cand is not None:
+            out.append(cand)
+    return out
+
+
+def message_candidates(
+    message: MessageIn, sentences: Sequence[Span], doc: Doc, speakers: Speakers, names: Sequence[str]
+) -> list[CandidateOut]:
+    """All candidates of one parsed person message (``sentences``: its sentences worth reading)."""
+    ctx = MessageContext(
+        message=message,
+        speakers=speakers,
+        renderer=Renderer(doc, speakers, message.time_mentions),
+        skip_names=frozenset({speakers.subject.lower()}),
+    )
+    out: list[CandidateOut] = []
+    for sent in sentences:
+        out += _sentence_candidates(sent, ctx, names)
+    return out
+
+
+def _other_speaker(messages: Sequence[MessageIn], position: int, names: Sequence[str]) -> str | None:
+    me = messages[position].name
+    if me:
+        others = [n for n in names if n != me]
+        if len(others) == 1:
+            return others[0]
+        for m in reversed(messages[:position]):
+            if m.name and m.name != me and m.role in PERSON_ROLES:
+                return m.name
+        return None
+    return ASSISTANT_DISPLAY if any(m.role == "assistant" for m in messages) else None
+
+
+def _dedupe(candidates: list[CandidateOut]) -> list[CandidateOut]:
+    seen: set[tuple[str, str, str]] = set()
+    claims: set[str] = set()
+    out: list[CandidateOut] = []
+    for c in candidates:
+        key = (c.subject.lower(), c.predicate, c.object.lower())
+        if key in seen or c.claim.lower() in claims:
+            continue
+        seen.add(key)
+        claims.add(c.claim.lower())
+        out.append(c)
+    return out
+
+
+class RulesExtractor:
+    """Extractor protocol implementation; stateless apart from the process-wide spaCy model."""
+
+    name = "rules"
+
+    def extract(self, episode: EpisodeIn) -> ExtractionResult:
+        messages = episode.messages
+        positions = [i for i, m in enumerate(messages) if m.role in PERSON_ROLES]
+        docs = parse_all(messages[i].content for i in positions)
+        names = list(dict.fromkeys(m.name for m in messages if m.name and m.role in PERSON_ROLES))
+        readable = [[s for s in doc.sents if worth_reading(s, names)] for doc in docs]
+        add_entities([s for sents in readable for s in sents])
+        candidates: list[CandidateOut] = []
+        for pos, doc, sents in zip(positions, docs, readable, strict=True):
+            message = messages[pos]
+            speakers = Speakers.for_message(message.name, _other_speaker(messages, pos, names))
+            candidates += message_candidates(message, sents, doc, speakers, names)
+        questions_only = all(is_question(s) or is_chatter(s.text, names) for doc in docs for s in doc.sents)
+        candidates = _dedupe(candidates)
+        summary, learnings = summarise(
+            candidates,
+            docs,
+            names,
+            with_assistant=any(m.role == "assistant" for m in messages),
+            only_questions=questions_only,
+        )
+        return ExtractionResult(candidates=candidates, summary=summary, key_learnings=learnings)

@@ -1,0 +1,115 @@
+"""Clauses whose grammatical subject is not "I": the speaker's things and the speaker's opinions.
+
+* "My favourite book is Dune" / "Dune is my favourite book" → ``favorite_book = Dune``.
+* "My hobby is pottery" → ``hobby``; "my job is nursing" → ``job_title``; "my birthday is ..." → ``birthday``;
+  "my name is Ana" → ``name``.
+* "Our startup pivoted to B2C" (company, startup, team, ...) is about the speaker's own work: subject = the
+  speaker, so it can supersede the speaker's ``works_on``.
+* Any other "my X ..." clause is a claim about that person or thing: subject "<speaker>'s X" (or X's name
+  when given: "my friend Tom lives in Paris" → subject "Tom"), predicates from the usual patterns. Keeping
+  that subject apart means "my sister lives in Paris" can never supersede where the speaker lives.
+* "SUVs are too big for me" → ``finds`` ("User finds SUVs too big."): an opinion of the speaker's with a
+  concrete subject; "it's too big for me" is dropped (the "it" cannot be resolved here).
+* Every other non-speaker clause yields nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from spacy.tokens import Token
+
+from ingestion.extractors.predicates import favorite_predicate
+from ingestion.extractors.rules_clauses import Clause
+from ingestion.extractors.rules_grammar import Fact, children, core, first_child, names_attached, phrase
+from ingestion.extractors.rules_lexicon import (
+    DIETS,
+    RELATION_NOUNS,
+    SPEAKER_BUSINESS_NOUNS,
+    VAGUE_SUBJECTS,
+)
+from ingestion.extractors.rules_patterns import speaker_facts
+from ingestion.extractors.rules_rewrite import Speakers
+
+FAVORITE_WORDS: Final = frozenset({"favorite", "favourite", "fave", "fav"})
+#: "my <noun> is X" → predicate.
+POSSESSION_SUBJECTS: Final = {
+    "hobby": "hobby",
+    "hobbies": "hobby",
+    "passion": "likes",
+    "job": "job_title",
+    "occupation": "job_title",
+    "profession": "job_title",
+    "birthday": "birthday",
+    "name": "name",
+    "diet": "diet",
+}
+OPINION_VERBS: Final = frozenset({"be", "seem", "look", "sound", "feel", "get"})
+OPINION_PREPS: Final = frozenset({"for", "to"})
+SPEAKER_OBJECTS: Final = frozenset({"me", "us"})
+
+
+def _complement(head: Token) -> Token | None:
+    return first_child(head, "attr", "acomp", "oprd")
+
+
+def _favorite_noun(noun: Token) -> Token | None:
+    """The noun's "favorite" modifier, if it has one."""
+    return next((c for c in noun.children if c.lower_ in FAVORITE_WORDS), None)
+
+
+def _favorite_fact(thing: Token, value: Token, clause: Clause) -> Fact:
+    words = " ".join(t.text for t in core(thing) if t.lower_ not in FAVORITE_WORDS)
+    return Fact(favorite_predicate(words), "preference", phrase(value, clause))
+
+
+def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> tuple[str, list[Fact]]:
+    """(subject, facts) for a clause whose subject is "my/our <noun>"."""
+    subj = clause.subject
+    assert subj is not None
+    noun = subj.lemma_.lower()
+    head = clause.head
+    value = _complement(head) if head.lemma_.lower() == "be" else None
+    if noun in SPEAKER_BUSINESS_NOUNS:
+        return speakers.subject, speaker_facts(clause)
+    if value is not None and _favorite_noun(subj) is not None:
+        return speakers.subject, [_favorite_fact(subj, value, clause)]
+    if value is not None and noun in POSSESSION_SUBJECTS:
+        pred = POSSESSION_SUBJECTS[noun]
+        if pred == "diet" and value.lower_ not in DIETS:
+            return speakers.subject, []
+        return speakers.subject, [Fact(pred, "preference" if pred == "likes" else "fact", phrase(value, clause))]
+    if noun in RELATION_NOUNS and value is not None and value.pos_ == "PROPN":
+        return speakers.subject, []  # "my wife is Sara": a relationship, see rules_relations
+    names = names_attached(subj)
+    owner = " ".join(t.text for t in names[0]) if names else f"{display_owner} {' '.join(t.text for t in core(subj))}"
+    return owner, speaker_facts(clause)
+
+
+def _opinion(clause: Clause) -> Fact | None:
+    head, subj = clause.head, clause.subject
+    if subj is None or head.lemma_.lower() not in OPINION_VERBS or subj.lower_ in VAGUE_SUBJECTS:
+        return None
+    if subj.pos_ not in ("NOUN", "PROPN"):
+        return None
+    for adj in children(head, "acomp"):
+        for prep in adj.children:
+            if prep.dep_ == "prep" and prep.lower_ in OPINION_PREPS and any(
+                o.lower_ in SPEAKER_OBJECTS and o.dep_ == "pobj" for o in prep.children
+            ):
+                skip = {t.i for t in prep.subtree}
+                adj_tokens = tuple(t for t in adj.subtree if t.i not in skip)
+                return Fact("finds", "preference", (*phrase(subj, clause), *adj_tokens), template="{s} finds {o}.")
+    return None
+
+
+def other_facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
+    """(subject, facts) for a clause whose subject is someone/something else."""
+    head, subj = clause.head, clause.subject
+    value = _complement(head) if head.lemma_.lower() == "be" else None
+    if subj is not None and value is not None and _favorite_noun(value) is not None and any(
+        c.dep_ == "poss" and c.lower_ in ("my", "our") for c in value.children
+    ):
+        return speakers.subject, [_favorite_fact(value, subj, clause)]
+    opinion = _opinion(clause)
+    return speakers.subject, [opinion] if opinion is not None else []

@@ -1,0 +1,83 @@
+"""Named people and pets introduced by a possessive: "my wife Sara", "Sara, my wife", "my friend Tom",
+"my wife's name is Sara", "my sister is Anna", "my dog Rex", "my two kids, Max and Lily".
+
+Each gives its own relationship candidate with a templated claim ("User's wife is Sara.",
+"User has a dog named Rex."), alongside whatever the sentence itself says. An unnamed "my sister" gives no
+relationship candidate: there is no entity to link and the sentence's own claim already keeps it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from spacy.tokens import Span, Token
+
+from ingestion.extractors.rules_grammar import Fact, first_child, name_of, names_attached
+from ingestion.extractors.rules_lexicon import PET_NOUNS, RELATION_NOUNS
+
+POSSESSIVES: Final = frozenset({"my", "our"})
+RELATION_TEMPLATE: Final = "{s}'s %s is {o}."
+PET_TEMPLATE: Final = "{s} has a %s named {o}."
+CHILD_TEMPLATE: Final = "{s} has a %s named {o}."
+_PLURAL_TO_SINGULAR: Final = {"kids": "kid", "children": "child", "parents": "parent"}
+
+
+@dataclass(frozen=True)
+class RelationFact:
+    fact: Fact
+    start_char: int
+    end_char: int
+
+
+def _owned_by_speaker(noun: Token) -> bool:
+    return any(c.dep_ == "poss" and c.lower_ in POSSESSIVES for c in noun.children)
+
+
+def _predicate_for(noun: Token) -> str | None:
+    lemma = noun.lemma_.lower()
+    if lemma in PET_NOUNS or noun.lower_ in PET_NOUNS:
+        return "has_pet"
+    return RELATION_NOUNS.get(lemma) or RELATION_NOUNS.get(noun.lower_)
+
+
+def _names(noun: Token) -> list[tuple[Token, ...]]:
+    names = names_attached(noun)
+    if noun.dep_ == "appos" and noun.head.pos_ == "PROPN":
+        names.append(name_of(noun.head))  # "Sara, my wife"
+    head = noun.head
+    if noun.dep_ == "poss" and head.lemma_.lower() == "name":  # "my wife's name is Sara"
+        value = first_child(head.head, "attr") if head.dep_ == "nsubj" else None
+        if value is not None and value.pos_ == "PROPN":
+            names.append(name_of(value))
+    if noun.dep_ == "nsubj" and head.lemma_ == "be":  # "my sister is Anna"
+        value = first_child(head, "attr", "acomp")
+        if value is not None and value.pos_ == "PROPN":
+            names.append(name_of(value))
+    return names
+
+
+def _template(pred: str, noun: Token) -> str:
+    word = _PLURAL_TO_SINGULAR.get(noun.lower_, noun.lower_)
+    if pred == "has_pet":
+        return PET_TEMPLATE % word
+    if pred == "has_child" and noun.lower_ in _PLURAL_TO_SINGULAR:
+        return CHILD_TEMPLATE % word
+    return RELATION_TEMPLATE % word
+
+
+def relation_facts(sent: Span) -> list[RelationFact]:
+    """Relationship/pet facts for every named "my <relation>" in the sentence."""
+    out: list[RelationFact] = []
+    for noun in sent:
+        if noun.pos_ != "NOUN" or not _owned_by_speaker(noun):
+            continue
+        pred = _predicate_for(noun)
+        if pred is None:
+            continue
+        kind = "fact" if pred == "has_pet" else "relationship"
+        for name in _names(noun):
+            tokens = sorted({*name, noun}, key=lambda t: t.i)
+            start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
+            out.append(RelationFact(Fact(pred, kind, name, template=_template(pred, noun)), start, end))
+    return out

@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from ingestion.phases import anchor_dates, persist
+from ingestion.runner import Claim, claim_phase, run_phase
+from memhq.models import Episode, EpisodeMessage, EpisodePhase, Project
+from tests.ingestion.helpers import make_episode
+
+MESSAGES = [
+    {"role": "user", "content": "I moved to Lisbon last month.", "id": "a1", "timestamp": "2023-05-08T13:56:00Z"},
+    {"role": "assistant", "content": "How do you like it?", "id": "a2"},
+    {"role": "user", "content": "Love it. Yesterday I went surfing.", "name": "Sam"},
+]
+
+
+def test_persist_parses_messages_and_leaves_the_raw_body_alone(project: Project) -> None:
+    episode = make_episode(project, MESSAGES)
+    raw_before = bytes(episode.raw_body)
+    assert run_phase(str(episode.pk), EpisodePhase.PERSIST, persist) == Claim.CLAIMED
+    rows = list(EpisodeMessage.objects.filter(episode=episode).order_by("index"))
+    assert [(row.index, row.caller_id, row.role, row.name) for row in rows] == [
+        (0, "a1", "user", ""),
+        (1, "a2", "assistant", ""),
+        (2, "", "user", "Sam"),
+    ]
+    assert rows[0].timestamp == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert rows[0].project_id == project.pk and rows[0].user_id == "u1"
+    episode.refresh_from_db()
+    assert bytes(episode.raw_body) == raw_before
+    assert episode.phase_done == EpisodePhase.PERSIST
+    assert episode.phase_running is None
+    assert episode.status == "running"
+    assert "persist" in episode.stats["timings_ms"]
+
+
+def test_a_phase_that_is_done_is_not_redone(project: Project) -> None:
+    episode = make_episode(project, MESSAGES)
+    run_phase(str(episode.pk), EpisodePhase.PERSIST, persist)
+    assert run_phase(str(episode.pk), EpisodePhase.PERSIST, persist) == Claim.DONE
+    assert EpisodeMessage.objects.filter(episode=episode).count() == 3
+
+
+def test_a_phase_cannot_run_before_the_previous_one(project: Project) -> None:
+    episode = make_episode(project, MESSAGES)
+    assert run_phase(str(episode.pk), EpisodePhase.ANCHOR_DATES, anchor_dates) == Claim.BUSY
+    assert Episode.objects.get(pk=episode.pk).phase_done == 0
+
+
+def test_a_fresh_claim_held_by_another_worker_is_respected(project: Project) -> None:
+    episode = make_episode(project, MESSAGES)
+    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST) == Claim.CLAIMED
+    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST) == Claim.BUSY
+
+
+def test_a_stale_claim_can_be_taken_over(project: Project, settings: object) -> None:
+    episode = make_episode(project, MESSAGES)
+    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST) == Claim.CLAIMED
+    settings.MEMHQ_STALL_TIMEOUT_S = -1  # type: ignore[attr-defined]
+    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST) == Claim.CLAIMED
+    assert Episode.objects.get(pk=episode.pk).attempts == 2
+
+
+def test_a_deleted_episode_is_gone(project: Project) -> None:
+    episode = make_episode(project, MESSAGES)
+    episode_id = str(episode.pk)
+    episode.delete()
+    assert claim_phase(episode_id, EpisodePhase.PERSIST) == Claim.GONE
+
+
+def test_anchor_dates_uses_message_then_episode_timestamp_and_resolves_expressions(project: Project) -> None:
+    episode = make_episode(project, MESSAGES, timestamp="2023-06-01T09:00:00")
+    run_phase(str(episode.pk), EpisodePhase.PERSIST, persist)
+    run_phase(str(episode.pk), EpisodePhase.ANCHOR_DATES, anchor_dates)
+    rows = list(EpisodeMessage.objects.filter(episode=episode).order_by("index"))
+    assert rows[0].document_date == datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    assert rows[1].document_date == datetime(2023, 6, 1, 9, 0, tzinfo=UTC)  # naive → UTC
+    (last_month,) = rows[0].time_mentions
+    assert last_month["text"] == "last month"
+    assert last_month["start"].startswith("2023-04-01")
+    assert last_month["granularity"] == "month"
+    (yesterday,) = rows[2].time_mentions
+    assert yesterday["text"].lower() == "yesterday"
+    assert yesterday["start"].startswith("2023-05-31")
+
+
+def test_anchor_dates_falls_back_to_the_time_received(project: Project) -> None:
+    episode = make_episode(project, [{"role": "user", "content": "hello there"}])
+    run_phase(str(episode.pk), EpisodePhase.PERSIST, persist)
+    run_phase(str(episode.pk), EpisodePhase.ANCHOR_DATES, anchor_dates)
+    assert EpisodeMessage.objects.get(episode=episode).document_date == episode.received_at
