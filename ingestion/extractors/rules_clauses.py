@@ -8,7 +8,8 @@ Choices:
   ("I went to a support group yesterday and it was so powerful" → two clauses; "SUVs are too big for me,
   I mostly do city commuting" → two clauses). A clausal complement stays inside its clause ("I said I love
   it") unless it comes *before* its head (the parser's reading of a comma splice) or hangs off a hedge verb
-  ("I think I'm moving" → the hedged clause "I'm moving").
+  ("I think I'm moving" → the hedged clause "I'm moving") or off a subjectless (imperative) head ("Please
+  note I'm allergic to peanuts").
 * Leading discourse words ("so", "well", "oh", "anyway", "by the way"), interjections, conjunctions and
   vocatives (a participant's name used to address them) are trimmed; so is trailing punctuation.
 * Each clause gets a subject kind: ``speaker`` (I/we), ``possessive`` ("my sister ...", "our startup ..."),
@@ -95,7 +96,9 @@ def clause_heads(sent: Span) -> list[Token]:
         elif tok.dep_ == "advcl" and _speaker_head(tok) and not _speaker_head(sent.root):
             heads.append(tok)  # "It's been tough since I lost my job" → "I lost my job"
         elif tok.dep_ == "ccomp" and (
-            tok.i < tok.head.i or (tok.head.lemma_.lower() in HEDGE_VERBS and _speaker_head(tok.head))
+            tok.i < tok.head.i
+            or subject_of(tok.head) is None  # "Please note I'm allergic to peanuts"
+            or (tok.head.lemma_.lower() in HEDGE_VERBS and _speaker_head(tok.head))
         ):
             heads.append(tok)
     return sorted(heads, key=lambda t: t.i)

@@ -84,6 +84,16 @@ LIGHT_VERBS: Final = frozenset(
      "seem", "look", "sound", "miss", "love", "like", "want", "need", "can", "will", "would"}
 )
 
+#: Adjectives for passing moods and states: not worth a memory on their own ("I'm so tired").
+PASSING_STATES: Final = frozenset(
+    """
+    tired exhausted excited happy sad bored busy sorry glad thrilled stoked nervous stressed ready hungry
+    thirsty sleepy upset angry mad annoyed worried scared afraid curious proud grateful thankful blessed
+    lucky jealous confused surprised shocked relieved calm okay ok fine good great awesome amazing cool nice
+    sure certain free late early back off sick ill better worse lonely pumped psyched keen fun
+    """.split()
+)
+
 #: Part-of-speech tags that count as substantive content.
 SUBSTANTIVE_POS: Final = frozenset({"NOUN", "PROPN", "NUM"})
 
@@ -145,4 +155,6 @@ def substantive_count(tokens: Iterable[Token], subject: Token | None) -> int:
             count += 1
         elif t.pos_ == "VERB" and t.lemma_.lower() not in LIGHT_VERBS:
             count += 1
+        elif t.pos_ == "ADJ" and t.lower_ not in CHATTER_WORDS and t.lower_ not in PASSING_STATES:
+            count += 1  # "left-handed", "diabetic", "retired"
     return count

@@ -17,7 +17,7 @@ Choices:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from spacy.tokens import Token
@@ -224,6 +224,14 @@ def generic_fact(clause: Clause) -> Fact | None:
     return Fact(pred, kind, tuple(obj), specific=False)
 
 
+def shared_subject_verbs(head: Token) -> list[Token]:
+    """Verbs coordinated with ``head`` that share its subject ("I quit the bakery and *started* at X")."""
+    return [
+        c for c in head.children
+        if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and first_child(c, "nsubj", "nsubjpass") is None
+    ]
+
+
 def casual_plan(clause: Clause) -> Fact | None:
     """"Gonna continue my studies" / "I'm gonna buy a bike" → plans_to (object = what follows)."""
     marker = next((t for t in clause.tokens if t.lower_ in CASUAL_FUTURE_WORDS), None)
@@ -238,11 +246,14 @@ def speaker_facts(clause: Clause) -> list[Fact]:
     plan = casual_plan(clause)
     if plan is not None:
         return [plan]
-    if clause.head.lemma_.lower() == "be":
-        facts = copula_facts(clause)
-    else:
-        facts = verb_facts(clause) + possession_facts(clause)
-    facts += job_noun_facts(clause)
+    facts: list[Fact] = []
+    for head in (clause.head, *shared_subject_verbs(clause.head)):
+        part = clause if head is clause.head else replace(clause, head=head)
+        if head.lemma_.lower() == "be":
+            facts += copula_facts(part)
+        else:
+            facts += verb_facts(part) + possession_facts(part)
+        facts += job_noun_facts(part)
     if not facts:
         fallback = generic_fact(clause)
         facts = [fallback] if fallback is not None else []

@@ -26,6 +26,7 @@ from ingestion.extractors.rules_grammar import (
     first_child,
     is_negated,
     is_past,
+    name_of,
     names_attached,
     phrase,
     prep_object,
@@ -56,6 +57,8 @@ def _age(clause: Clause) -> str | None:
 
 def _acomp_facts(clause: Clause, acomp: Token) -> list[Fact]:
     lemma, low = acomp.lemma_.lower(), acomp.lower_
+    if acomp.pos_ == "PROPN":
+        return [Fact("name", "fact", name_of(acomp))]  # "I'm Ana" (the parser reads the name as acomp)
     if lemma in INTEREST_ADJECTIVES:
         obj = prep_object(acomp, ("in", "on", "about", "by"))
         return [Fact("interested_in", "preference", phrase(obj, clause))] if obj is not None else []
@@ -81,6 +84,8 @@ def _acomp_facts(clause: Clause, acomp: Token) -> list[Fact]:
 
 def _attr_facts(clause: Clause, attr: Token) -> list[Fact]:
     lemma, low = attr.lemma_.lower(), attr.lower_
+    if attr.pos_ == "PROPN" and attr.ent_type_ in ("", "PERSON"):
+        return [Fact("name", "fact", name_of(attr))]  # "I'm Ana"
     if lemma == "fan":
         obj = prep_object(attr, ("of",))
         return [Fact("likes", "preference", phrase(obj, clause))] if obj is not None else []

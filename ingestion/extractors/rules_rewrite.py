@@ -46,6 +46,10 @@ _THIRD_PERSON: Final = {
     "am": "is", "'m": "is", "m": "is", "are": "is", "'re": "is", "re": "is", "were": "was",
     "have": "has", "'ve": "has", "ve": "has", "do": "does", "go": "goes",
 }
+#: Verbs whose simple past is their base form; the tagger often reads them as present.
+SAME_PAST_FORMS: Final = frozenset(
+    {"quit", "put", "set", "cut", "hit", "let", "read", "cost", "hurt", "shut", "spread", "bet", "split", "upset"}
+)
 _CONTRACTIONS: Final = {"'ll": "will", "ll": "will"}
 _CLITICS: Final = frozenset({"m", "re", "ve", "ll", "d", "s"})
 _PREPOSITION_BEFORE_BARE_DATE: Final = frozenset(
@@ -106,8 +110,11 @@ def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
             if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")
             and not any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children)
         ]
+        past_context = any(t.tag_ == "VBD" for t in tok.sent)
         for verb in verbs:
             finite = _finite_verb(verb, tok)
+            if finite.lower_ in SAME_PAST_FORMS and past_context:
+                continue  # "I quit the bakery and started at X": "quit" is past, not "quits"
             if finite.i > tok.i and (finite.tag_ == "VBP" or finite.lower_ in ("were", "'re")):
                 out.add(finite.i)
     return out

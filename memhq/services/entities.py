@@ -1,6 +1,7 @@
 """Entity resolution: a mention → an existing entity (exact name/alias, typo, or embedding) or a new one.
 
-Order (DESIGN §3, step 4): exact normalised name or alias → nearest same-type entity by embedding with cosine
+Order (DESIGN §3, step 4): exact normalised name or alias (of the same type if there is one, else of any
+type, because NER labels the same name differently from sentence to sentence) → nearest same-type entity by embedding with cosine
 ≥ ENTITY_MATCH_COSINE, or by trigram similarity ≥ ENTITY_MATCH_TRIGRAM (catches typos such as "corola hybrid"
 that a sentence embedder scores lower) → a new entity. Callers hold the per-user entity lock, and the
 insert also tolerates a concurrent insert of the same name (ON CONFLICT DO NOTHING + re-read).

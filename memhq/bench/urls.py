@@ -1,0 +1,18 @@
+"""URLs of the benchmark's own server: everything in config.urls, plus the baseline when asked for."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, URLResolver, path
+
+from config.env import env_bool
+from config.urls import handler404, handler500
+from config.urls import urlpatterns as memhq_urlpatterns
+from memhq.bench.baseline import BASELINE_ROUTE, baseline_add
+
+BASELINE_ENV = "MEMHQ_BENCH_BASELINE"
+
+urlpatterns: list[URLPattern | URLResolver] = [*memhq_urlpatterns]
+if env_bool(BASELINE_ENV, False):
+    urlpatterns.append(path(BASELINE_ROUTE, baseline_add, name="bench-baseline-add"))
+
+__all__ = ["handler404", "handler500", "urlpatterns"]
