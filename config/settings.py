@@ -153,7 +153,10 @@ CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Declared in code; django-celery-beat's DatabaseScheduler copies them into its tables at start.
 CELERY_BEAT_SCHEDULE = {
-    "outbox-sweep": {"task": "ingestion.outbox_sweep", "schedule": env_float("MEMHQ_OUTBOX_SWEEP_EVERY_S", 10.0)},
+    "outbox-sweep": {
+        "task": "ingestion.outbox_sweep",
+        "schedule": env_float("MEMHQ_OUTBOX_SWEEP_EVERY_S", 10.0),
+    },
 }
 
 # Ingestion (DESIGN §3).

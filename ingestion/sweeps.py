@@ -40,7 +40,9 @@ def outbox_sweep() -> int:
     count = 0
     for episode_id, phase_done in left_behind:
         # Mark it as progressed now so the next sweep leaves it alone for another stall period.
-        Episode.objects.filter(pk=episode_id).update(phase_running=None, progressed_at=now, enqueue_failed_at=None)
+        Episode.objects.filter(pk=episode_id).update(
+            phase_running=None, progressed_at=now, enqueue_failed_at=None
+        )
         if enqueue_episode(episode_id, from_phase=min(phase_done + 1, EpisodePhase.NOTIFY)):
             count += 1
     if count:

@@ -47,23 +47,68 @@ WEEKEND_DAYS = 2
 VAGUE_COUNT = 3  # "a few" / "several"
 CONTEXT_LOOKBACK_CHARS = 24  # how far before a bare month or year "since", "until", ... may be
 SEASONS = ("spring", "summer", "autumn", "winter")
-_MONTH_WORDS = ("january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
-                "august aug", "september sept sep", "october oct", "november nov", "december dec")
+_MONTH_WORDS = (
+    "january jan",
+    "february feb",
+    "march mar",
+    "april apr",
+    "may",
+    "june jun",
+    "july jul",
+    "august aug",
+    "september sept sep",
+    "october oct",
+    "november nov",
+    "december dec",
+)
 MONTH_NAMES = tuple(words.split()[0].capitalize() for words in _MONTH_WORDS)
 WIDER: dict[str, Granularity] = {"day": "week", "week": "month", "month": "season", "year": "year"}
 
 _MONTHS = {name: i for i, words in enumerate(_MONTH_WORDS) for name in words.split()}
 _AMBIGUOUS_MONTHS = frozenset({"may", "march", "mar"})  # as typed; capitalised ones are always months
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
-            "thirty": 30, "a couple of": 2, "a couple": 2, "couple of": 2}
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "a couple of": 2,
+    "a couple": 2,
+    "couple of": 2,
+}
 _VAGUE = ("a few", "few", "several")
-_REL_MODES: dict[str, Mode] = {"last": "last", "past": "last", "next": "next", "coming": "next",
-                               "this": "nearest"}
-_DAY_WORDS = {"yesterday": -1, "last night": -1, "tomorrow": 1, "the day before yesterday": -2,
-              "the day after tomorrow": 2, "today": 0, "tonight": 0, "this morning": 0, "this afternoon": 0,
-              "this evening": 0}
+_REL_MODES: dict[str, Mode] = {
+    "last": "last",
+    "past": "last",
+    "next": "next",
+    "coming": "next",
+    "this": "nearest",
+}
+_DAY_WORDS = {
+    "yesterday": -1,
+    "last night": -1,
+    "tomorrow": 1,
+    "the day before yesterday": -2,
+    "the day after tomorrow": 2,
+    "today": 0,
+    "tonight": 0,
+    "this morning": 0,
+    "this afternoon": 0,
+    "this evening": 0,
+}
 
 
 def _alternation(words: Iterable[str]) -> str:
@@ -81,15 +126,25 @@ _PART = r"(?:\s+(?:morning|afternoon|evening|night))?"
 _CUES = {  # substrings of the lower-cased text that a pattern needs before it is worth running
     "month": ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
     "unit": ("week", "month", "year", "day", "night", "tomorrow", "morning", "afternoon", "evening"),
-    "season": ("spring", "summer", "autumn", "fall", "winter"), "digit": tuple("0123456789"),
-    "day": ("day",), "weekend": ("weekend",), "ago": ("ago", "now"),
+    "season": ("spring", "summer", "autumn", "fall", "winter"),
+    "digit": tuple("0123456789"),
+    "day": ("day",),
+    "weekend": ("weekend",),
+    "ago": ("ago", "now"),
 }
-_MONTH_CONTEXT = re.compile(r"\b(?:since|until|till|before|after|through|around|of|early|late|mid)[\s-]+$",
-                            re.I)
-_YEAR_CONTEXT = re.compile(r"\b(?:since|until|till|before|after|early|late|mid|(?:end|start|middle)\s+of)"
-                           r"[\s-]+$", re.I)
-_FUTURE_CUE = re.compile(r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|about\s+to|hope\s+to"
-                         r"|can'?t\s+wait|looking\s+forward|upcoming)\b|\w['’]ll\b", re.I)
+_MONTH_CONTEXT = re.compile(
+    r"\b(?:since|until|till|before|after|through|around|of|early|late|mid)[\s-]+$", re.I
+)
+_YEAR_CONTEXT = re.compile(
+    r"\b(?:since|until|till|before|after|early|late|mid|(?:end|start|middle)\s+of)"
+    r"[\s-]+$",
+    re.I,
+)
+_FUTURE_CUE = re.compile(
+    r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|about\s+to|hope\s+to"
+    r"|can'?t\s+wait|looking\s+forward|upcoming)\b|\w['’]ll\b",
+    re.I,
+)
 
 
 class _Ctx:
@@ -150,7 +205,7 @@ def _containing(granularity: Granularity, d: date, shift: int = 0) -> Bucket:
 
 
 def _mode(rel: str | None, future: bool) -> Mode:
-    """"last/past" -> last, "next/coming" -> next, "this" -> nearest; none: past, or future after a cue."""
+    """ "last/past" -> last, "next/coming" -> next, "this" -> nearest; none: past, or future after a cue."""
     return _REL_MODES[rel.split()[-1].lower()] if rel else "future" if future else "past"
 
 
@@ -161,8 +216,12 @@ def _explicit_day(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
         return None
     future = yearless and ctx.future(m.start())
     base = ctx.now.replace(tzinfo=None)  # dateparser compares naive datetimes; both sides are UTC
-    settings = {"RELATIVE_BASE": base - timedelta(days=1) if future else base, "DATE_ORDER": "MDY",
-                "PREFER_DATES_FROM": "future" if future else "past", "PREFER_DAY_OF_MONTH": "first"}
+    settings = {
+        "RELATIVE_BASE": base - timedelta(days=1) if future else base,
+        "DATE_ORDER": "MDY",
+        "PREFER_DATES_FROM": "future" if future else "past",
+        "PREFER_DAY_OF_MONTH": "first",
+    }
     parsed: datetime | None = dateparser.parse(m.group("date"), languages=["en"], settings=settings)
     return _days(parsed.date(), 1, "day") if parsed is not None else None
 
@@ -221,7 +280,7 @@ def _season_name(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
 
 
 def _relative(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
-    """"last/this/next week|month|year", or a day word ("yesterday", "tonight", "the day after tomorrow")."""
+    """ "last/this/next week|month|year", or a day word ("yesterday", "tonight", "the day after tomorrow")."""
     if m.group("word"):
         return _containing("day", ctx.today, _DAY_WORDS[" ".join(m.group("word").lower().split())])
     step = {"last": -1, "this": 0, "next": 1}[m.group("rel").lower()]
@@ -232,7 +291,8 @@ def _ago(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
     qty, unit = " ".join(m.group("qty").lower().split()), m.group("unit").lower()
     vague = qty in _VAGUE
     shift = (VAGUE_COUNT if vague else int(qty) if qty.isdigit() else _NUMBERS[qty]) * (
-        -1 if m.group("dir").lower() == "ago" else 1)
+        -1 if m.group("dir").lower() == "ago" else 1
+    )
     if unit in ("minute", "hour"):
         return _days((ctx.now + timedelta(**{unit + "s": shift})).date(), 1, "day")
     bucket = _containing(cast(Granularity, unit), ctx.today, shift)
@@ -241,26 +301,50 @@ def _ago(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
 
 # -- the grammar: (cues needed, pattern, resolver); every pattern names the mention's span "m" --------------
 _GRAMMAR: tuple[tuple[frozenset[str], re.Pattern[str], Resolver], ...] = tuple(
-    (frozenset(cues.split()), re.compile(pattern, re.I), resolve) for cues, pattern, resolve in (
-        ("month digit", rf"(?P<m>\b{_ON_WD}(?P<date>{_MON}\.?\s+\d{{1,2}}{_ORD}\b(?:,?\s+{_YEAR})?))\b",
-         _explicit_day),
-        ("month digit", rf"(?P<m>\b{_ON_WD}(?P<date>(?:the\s+)?\d{{1,2}}{_ORD}\s+(?:of\s+)?{_MON}"
-                        rf"(?:,?\s+{_YEAR})?))\b", _explicit_day),
-        ("digit", r"(?P<m>\b(?:on\s+)?(?P<date>(?:19|20)\d\d[-/]\d\d?[-/]\d\d?"
-                  r"|\d\d?/\d\d?/(?:(?:19|20)\d\d|\d\d)))(?![\d/-])", _explicit_day),
+    (frozenset(cues.split()), re.compile(pattern, re.I), resolve)
+    for cues, pattern, resolve in (
+        (
+            "month digit",
+            rf"(?P<m>\b{_ON_WD}(?P<date>{_MON}\.?\s+\d{{1,2}}{_ORD}\b(?:,?\s+{_YEAR})?))\b",
+            _explicit_day,
+        ),
+        (
+            "month digit",
+            rf"(?P<m>\b{_ON_WD}(?P<date>(?:the\s+)?\d{{1,2}}{_ORD}\s+(?:of\s+)?{_MON}"
+            rf"(?:,?\s+{_YEAR})?))\b",
+            _explicit_day,
+        ),
+        (
+            "digit",
+            r"(?P<m>\b(?:on\s+)?(?P<date>(?:19|20)\d\d[-/]\d\d?[-/]\d\d?"
+            r"|\d\d?/\d\d?/(?:(?:19|20)\d\d|\d\d)))(?![\d/-])",
+            _explicit_day,
+        ),
         ("month digit", rf"(?P<m>\b{_IN}{_MON}\.?,?\s+(?:of\s+)?{_YEAR})\b", _month_or_year),
         ("digit", rf"(?P<m>\b{_IN}(?:the\s+year\s+)?{_YEAR})\b", _month_or_year),
         ("month", rf"(?P<m>\b{_IN}(?:{_REL}\s+)?{_MON})\b(?!['’]s)", _month_or_year),
         ("day", rf"(?P<m>\b(?:on\s+)?(?:{_REL}\s+)?{_WD}{_PART})\b", _weekday),
         ("weekend", rf"(?P<m>\b(?:(?P<prep>on|over|at|during)\s+)?(?:{_REL}|the)\s+weekend)\b", _weekday),
-        ("season", rf"(?P<m>\b(?:(?P<prep>in|during|over|throughout)\s+)?(?:the\s+)?(?:{_REL}\s+)?"
-                   rf"(?P<season>spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?{_YEAR})?)\b",
-         _season_name),
-        ("unit", rf"(?P<m>\b(?:(?P<rel>last|this|next)\s+(?P<unit>week|month|year)"
-                 rf"|(?P<word>{_alternation(_DAY_WORDS)}){_PART}))\b", _relative),
-        ("ago", rf"(?P<m>\b(?P<qty>\d{{1,3}}|{_alternation([*_NUMBERS, *_VAGUE])})\s+"
-                r"(?P<unit>minute|hour|day|week|month|year)s?\s+(?P<dir>ago|from\s+now))\b", _ago),
-    ))
+        (
+            "season",
+            rf"(?P<m>\b(?:(?P<prep>in|during|over|throughout)\s+)?(?:the\s+)?(?:{_REL}\s+)?"
+            rf"(?P<season>spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?{_YEAR})?)\b",
+            _season_name,
+        ),
+        (
+            "unit",
+            rf"(?P<m>\b(?:(?P<rel>last|this|next)\s+(?P<unit>week|month|year)"
+            rf"|(?P<word>{_alternation(_DAY_WORDS)}){_PART}))\b",
+            _relative,
+        ),
+        (
+            "ago",
+            rf"(?P<m>\b(?P<qty>\d{{1,3}}|{_alternation([*_NUMBERS, *_VAGUE])})\s+"
+            r"(?P<unit>minute|hour|day|week|month|year)s?\s+(?P<dir>ago|from\s+now))\b",
+            _ago,
+        ),
+    )
+)
 
 
 def find_time_mentions(text: str, document_date: datetime) -> list[TimeMention]:
@@ -273,15 +357,22 @@ def find_time_mentions(text: str, document_date: datetime) -> list[TimeMention]:
     if not cues:
         return []
     ctx = _Ctx(text, document_date.astimezone(UTC))
-    found = [(*match.span("m"), bucket) for needs, pattern, resolve in _GRAMMAR if needs <= cues
-             for match in pattern.finditer(text) if (bucket := resolve(match, ctx)) is not None]
+    found = [
+        (*match.span("m"), bucket)
+        for needs, pattern, resolve in _GRAMMAR
+        if needs <= cues
+        for match in pattern.finditer(text)
+        if (bucket := resolve(match, ctx)) is not None
+    ]
     taken: list[tuple[int, int, Bucket]] = []
     for start, end, bucket in sorted(found, key=lambda f: (f[0] - f[1], f[0])):
         if all(end <= s or start >= e for s, e, _ in taken):
             taken.append((start, end, bucket))
     midnight = time(tzinfo=UTC)
-    return [TimeMention(text[s:e], s, e, datetime.combine(a, midnight), datetime.combine(z, midnight), g)
-            for s, e, (a, z, g) in sorted(taken)]
+    return [
+        TimeMention(text[s:e], s, e, datetime.combine(a, midnight), datetime.combine(z, midnight), g)
+        for s, e, (a, z, g) in sorted(taken)
+    ]
 
 
 def format_when(mention: TimeMention, *, with_preposition: bool = True) -> str:
@@ -293,7 +384,12 @@ def format_when(mention: TimeMention, *, with_preposition: bool = True) -> str:
     day = f"{start.day} {month_year}"
     season = SEASONS[_season_ordinal(start.date()) % SEASONS_PER_YEAR]
     year = f"{start.year}-{(start.year + 1) % 100:02d}" if season == "winter" else str(start.year)
-    prep, body = {"day": ("on", day), "week": ("in", f"the week of {day}"), "month": ("in", month_year),
-                  "weekend": ("on", f"the weekend of {day}"), "season": ("in", f"{season} {year}"),
-                  "year": ("in", str(start.year))}[granularity]
+    prep, body = {
+        "day": ("on", day),
+        "week": ("in", f"the week of {day}"),
+        "month": ("in", month_year),
+        "weekend": ("on", f"the weekend of {day}"),
+        "season": ("in", f"{season} {year}"),
+        "year": ("in", str(start.year)),
+    }[granularity]
     return f"{prep} {body}" if with_preposition else body

@@ -80,7 +80,18 @@ class EpisodeMessageInline(ReadOnlyInline):
 
 class CandidateInline(ReadOnlyInline):
     model = Candidate
-    fields = ("ordinal", "claim", "kind", "subject", "predicate", "object_value", "confidence", "decision", "reason", "memory")
+    fields = (
+        "ordinal",
+        "claim",
+        "kind",
+        "subject",
+        "predicate",
+        "object_value",
+        "confidence",
+        "decision",
+        "reason",
+        "memory",
+    )
 
 
 @admin.register(Episode)
@@ -95,7 +106,9 @@ class EpisodeAdmin(ReadOnlyAdmin):
 
     @admin.display(description="raw body (verbatim)")
     def raw_body_text(self, obj: Episode) -> str:
-        return format_html("<pre style='white-space:pre-wrap'>{}</pre>", bytes(obj.raw_body).decode(errors="replace"))
+        return format_html(
+            "<pre style='white-space:pre-wrap'>{}</pre>", bytes(obj.raw_body).decode(errors="replace")
+        )
 
     @admin.display(description="phase timeline (ms)")
     def phase_timeline(self, obj: Episode) -> str:
@@ -110,7 +123,16 @@ class EvidenceInline(ReadOnlyInline):
 
 @admin.register(Memory)
 class MemoryAdmin(ReadOnlyAdmin):
-    list_display = ("text", "user_id", "kind", "status", "valid_from", "valid_until", "reinforce_count", "project")
+    list_display = (
+        "text",
+        "user_id",
+        "kind",
+        "status",
+        "valid_from",
+        "valid_until",
+        "reinforce_count",
+        "project",
+    )
     list_filter = ("status", "kind", "origin", "project")
     search_fields = ("text", "user_id", "predicate", "object_value")
     exclude = ("embedding",)

@@ -84,7 +84,9 @@ class Mention:
 
 @dataclass(frozen=True)
 class CandidateOut:
-    claim: str  # standalone third-person sentence with dates resolved ("Caroline moved to Lisbon in May 2023.")
+    claim: (
+        str  # standalone third-person sentence with dates resolved ("Caroline moved to Lisbon in May 2023.")
+    )
     kind: Kind
     subject: str  # "user" or the speaker / person the claim is about
     predicate: str  # snake_case, e.g. "lives_in", "likes", "works_at"; see ingestion/extractors/predicates.py

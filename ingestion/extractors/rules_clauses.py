@@ -11,7 +11,8 @@ Choices:
   ("I think I'm moving" → the hedged clause "I'm moving") or off a subjectless (imperative) head ("Please
   note I'm allergic to peanuts").
 * Leading discourse words ("so", "well", "oh", "anyway", "by the way"), interjections, conjunctions and
-  vocatives (a participant's name used to address them) are trimmed; so is trailing punctuation.
+  vocatives (a participant's name used to address them) are trimmed; so are trailing punctuation, a
+  trailing "by the way" and a trailing "too"/"either".
 * Each clause gets a subject kind: ``speaker`` (I/we), ``possessive`` ("my sister ...", "our startup ..."),
   ``implicit`` (a casual subjectless report: "Went hiking yesterday", "Been reading a lot") or ``other``.
 """
@@ -40,6 +41,14 @@ DISCOURSE_WORDS: Final = frozenset(
      "and", "but", "or", "though", "basically", "like", "um", "uh", "hmm", "guess", "right"}
 )
 _BY_THE_WAY: Final = ("by", "the", "way")
+#: Two-word openers trimmed from a clause start.
+DISCOURSE_OPENERS: Final = frozenset(
+    {("big", "news"), ("guess", "what"), ("heads", "up"), ("fun", "fact"), ("good", "news"), ("bad", "news"),
+     ("great", "news"), ("quick", "update"), ("side", "note"), ("in", "fact")}
+)
+#: Longest "label:" prefix trimmed from a clause start ("Quick update:").
+MAX_LABEL_TOKENS: Final = 3
+_TRAILING_ADDITIVES: Final = frozenset({"too", "either", "also"})
 _TRIM_POS: Final = frozenset({"PUNCT", "CCONJ", "SCONJ", "INTJ", "SPACE", "SYM"})
 #: Dependencies of a name that is an argument, not a vocative.
 _ARGUMENT_DEPS: Final = frozenset(
@@ -131,14 +140,26 @@ def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
     toks = [t for t in tokens if not is_vocative(t, names)]
     while toks:
         first = toks[0]
-        if tuple(t.lower_ for t in toks[:3]) == _BY_THE_WAY:
+        label = next((k for k, t in enumerate(toks[:MAX_LABEL_TOKENS + 1]) if t.text in (":", "-", "—")), None)
+        if label is not None and not any(t.pos_ in ("VERB", "AUX") or t.dep_ in SUBJECT_DEPS for t in toks[:label]):
+            toks = toks[label + 1 :]  # "Update: I moved ...", "Heads up - I went vegan"
+        elif tuple(t.lower_ for t in toks[:2]) in DISCOURSE_OPENERS:
+            toks = toks[2:]  # "Big news, I ...", "Guess what, I ..."
+        elif tuple(t.lower_ for t in toks[:3]) == _BY_THE_WAY:
             toks = toks[3:]
         elif first.pos_ in _TRIM_POS or (first.lower_ in DISCOURSE_WORDS and first.dep_ not in SUBJECT_DEPS):
             toks = toks[1:]
         else:
             break
-    while toks and (toks[-1].pos_ in _TRIM_POS or toks[-1].is_punct):
-        toks = toks[:-1]
+    while toks:
+        if tuple(t.lower_ for t in toks[-3:]) == _BY_THE_WAY:
+            toks = toks[:-3]
+        elif toks[-1].pos_ in _TRIM_POS or toks[-1].is_punct or (
+            toks[-1].lower_ in _TRAILING_ADDITIVES and toks[-1].dep_ == "advmod"
+        ):
+            toks = toks[:-1]
+        else:
+            break
     return toks
 
 

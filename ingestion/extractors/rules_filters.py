@@ -94,6 +94,12 @@ PASSING_STATES: Final = frozenset(
     """.split()
 )
 
+#: Time words that never make a clause worth keeping on their own ("I'm so tired today").
+TIME_WORDS: Final = frozenset(
+    {"today", "tonight", "yesterday", "tomorrow", "now", "lately", "recently", "morning", "evening", "night",
+     "afternoon", "week", "weekend", "month", "year", "day", "days", "moment", "time"}
+)
+
 #: Part-of-speech tags that count as substantive content.
 SUBSTANTIVE_POS: Final = frozenset({"NOUN", "PROPN", "NUM"})
 
@@ -150,6 +156,8 @@ def substantive_count(tokens: Iterable[Token], subject: Token | None) -> int:
     count = 0
     for t in tokens:
         if subject is not None and t.i == subject.i:
+            continue
+        if t.ent_type_ in ("DATE", "TIME") or t.lower_ in TIME_WORDS:
             continue
         if t.pos_ in SUBSTANTIVE_POS and t.lower_ not in CHATTER_WORDS:
             count += 1

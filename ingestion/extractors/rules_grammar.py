@@ -94,7 +94,10 @@ def core(tok: Token) -> tuple[Token, ...]:
     """A noun with its compounds and adjectives but no clauses/prepositions ("a senior data engineer at X"
     → "senior data engineer")."""
     mods = [c for c in tok.lefts if c.dep_ in ("compound", "amod", "nmod", "nummod") and c.pos_ != "DET"]
-    toks = [t for m in mods for t in m.subtree if t.dep_ != "poss" and t.pos_ not in ("DET", "PUNCT")]
+    toks = [
+        t for m in mods for t in m.subtree
+        if t.dep_ != "poss" and t.pos_ != "DET" and (t.pos_ != "PUNCT" or t.tag_ == "HYPH")
+    ]
     return (*sorted(toks, key=lambda t: t.i), tok)
 
 

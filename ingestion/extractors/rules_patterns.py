@@ -150,6 +150,8 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
         return (pred, None) if noun in PET_NOUNS or names_attached(obj) else None
     if pred == "hobby" and obj.head.lemma_ == "go" and obj.tag_ != "VBG":
         return None  # "I go bouldering" is a hobby, "I go to work" is not
+    if pred == "works_at" and obj.tag_ == "NNS" and not any(t.pos_ == "PROPN" for t in obj.subtree):
+        return None  # "I work on SaaS for dental clinics": customers, not an employer
     if pred == "member_of" and obj.ent_type_ == "ORG" and obj.lemma_.lower() not in GROUP_NOUNS:
         return ("works_at", None)
     return (pred, None)
@@ -210,14 +212,20 @@ def generic_fact(clause: Clause) -> Fact | None:
     if substantive_count(rest, clause.subject) < MIN_SUBSTANTIVE_WORDS:
         return None
     lemma = head.lemma_.lower()
-    pred = "is" if lemma == "be" else lemma
+    copula = next((c for c in head.children if c.dep_ in ("aux", "auxpass") and c.lemma_ == "be"), None)
+    copular = head.pos_ in ("ADJ", "NOUN", "PROPN") and copula is not None  # "I'm left-handed"
+    pred = "is" if lemma == "be" or copular else lemma
     prt = particle(head)
     if prt:
         pred = f"{pred}_{prt}"
     if is_negated(head):
         pred = f"not_{pred}"
     subject_ids = {t.i for t in clause.subject.subtree} if clause.subject is not None else set()
-    obj = [t for t in clause.tokens if t.i > head.i and t.i not in subject_ids and not (t.dep_ == "prt" and t.head == head)]
+    after = copula.i if copular and copula is not None else head.i
+    obj = [
+        t for t in clause.tokens
+        if t.i > after and t.i not in subject_ids and not (t.dep_ == "prt" and t.head == head) and t.dep_ != "neg"
+    ]
     while obj and (obj[0].pos_ in ("CCONJ", "SCONJ", "PUNCT") or obj[0].is_punct):
         obj = obj[1:]
     kind: Kind = "event" if is_past(head) and lemma not in STATIVE_VERBS else "fact"

@@ -45,6 +45,7 @@ from ingestion.extractors.rules_lexicon import (
 )
 
 POSSESSION_VERBS: Final = frozenset({"have", "get", "own"})
+NAME_TEMPLATE: Final = "{s}'s name is {o}."
 STATUS_PARTNER: Final = {"married": "spouse", "engaged": "partner"}
 
 
@@ -58,7 +59,7 @@ def _age(clause: Clause) -> str | None:
 def _acomp_facts(clause: Clause, acomp: Token) -> list[Fact]:
     lemma, low = acomp.lemma_.lower(), acomp.lower_
     if acomp.pos_ == "PROPN":
-        return [Fact("name", "fact", name_of(acomp))]  # "I'm Ana" (the parser reads the name as acomp)
+        return [Fact("name", "fact", name_of(acomp), template=NAME_TEMPLATE)]  # "I'm Ana", read as acomp
     if lemma in INTEREST_ADJECTIVES:
         obj = prep_object(acomp, ("in", "on", "about", "by"))
         return [Fact("interested_in", "preference", phrase(obj, clause))] if obj is not None else []
@@ -85,7 +86,7 @@ def _acomp_facts(clause: Clause, acomp: Token) -> list[Fact]:
 def _attr_facts(clause: Clause, attr: Token) -> list[Fact]:
     lemma, low = attr.lemma_.lower(), attr.lower_
     if attr.pos_ == "PROPN" and attr.ent_type_ in ("", "PERSON"):
-        return [Fact("name", "fact", name_of(attr))]  # "I'm Ana"
+        return [Fact("name", "fact", name_of(attr), template=NAME_TEMPLATE)]  # "I'm Ana"
     if lemma == "fan":
         obj = prep_object(attr, ("of",))
         return [Fact("likes", "preference", phrase(obj, clause))] if obj is not None else []

@@ -58,9 +58,16 @@ def topic_terms(docs: Sequence[Doc], skip: set[str]) -> list[str]:
 
     for doc in docs:
         covered: set[int] = set()
+        ent_of = {i: ent for ent in doc.ents if ent.label_ in LABEL_TYPES for i in range(ent.start, ent.end)}
         for chunk in doc.noun_chunks:
             root = chunk.root
             if root.pos_ not in ("NOUN", "PROPN") or root.is_stop:
+                continue
+            ent = ent_of.get(root.i)
+            if ent is not None:  # the entity's own extent: "St Mary's Hospital", "Crumb & Co"
+                covered.update(range(ent.start, ent.end))
+                if looks_named(ent) and not is_vocative(ent.root):
+                    add(ent.text, ENTITY_WEIGHT)
                 continue
             words = [
                 t for t in core(root)
@@ -87,6 +94,10 @@ def topic_terms(docs: Sequence[Doc], skip: set[str]) -> list[str]:
 
 def _join(items: Sequence[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _where(c: CandidateOut) -> tuple[int, int]:
+    return c.source_message_indexes[0], c.span_start
 
 
 def _score(c: CandidateOut, terms: Sequence[str]) -> float:
@@ -117,8 +128,8 @@ def summarise(
         opening = f"{who} exchanged small talk." if not candidates else ""
     ranked = sorted(candidates, key=lambda c: -_score(c, terms))
     chosen: list[CandidateOut] = []
-    for c in ranked:
-        if all(c.claim != other.claim for other in chosen):
+    for c in ranked:  # one claim per clause: the others of a clause are templated restatements
+        if all(_where(c) != _where(other) for other in chosen):
             chosen.append(c)
         if len(chosen) == SUMMARY_CLAIMS:
             break

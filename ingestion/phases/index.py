@@ -31,7 +31,9 @@ def message_text(message: EpisodeMessage) -> str:
 
 
 def compute(episode: Episode) -> Embedded:
-    messages = list(EpisodeMessage.objects.filter(episode=episode).order_by("index").only("pk", "name", "role", "content"))
+    messages = list(
+        EpisodeMessage.objects.filter(episode=episode).order_by("index").only("pk", "name", "role", "content")
+    )
     missing = list(Memory.objects.filter(episode=episode, embedding__isnull=True).only("pk", "text"))
     texts = [message_text(m) for m in messages] + [m.text for m in missing]
     if episode.summary:

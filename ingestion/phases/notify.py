@@ -40,7 +40,9 @@ def store(episode: Episode, data: None) -> PhaseOutcome:
         "timings_ms": stats.get("timings_ms", {}),
         "llm_calls": stats.get("llm_calls", 0),
     }
-    event_emit(project_id=episode.project_id, user_id=episode.user_id, type="episode.completed", payload=payload)
+    event_emit(
+        project_id=episode.project_id, user_id=episode.user_id, type="episode.completed", payload=payload
+    )
     if changed:
         event_emit(
             project_id=episode.project_id,

@@ -37,7 +37,9 @@ class Prepared:
 
 def compute(episode: Episode) -> Prepared:
     candidates = list(Candidate.objects.filter(episode=episode).order_by("ordinal"))
-    vectors = get_embedder().embed([candidate.claim for candidate in candidates]) if candidates else np.zeros(0)
+    vectors = (
+        get_embedder().embed([candidate.claim for candidate in candidates]) if candidates else np.zeros(0)
+    )
     return Prepared(candidates=candidates, vectors=vectors)
 
 
@@ -65,7 +67,11 @@ class Reconciler:
     def valid_from(self, candidate: Candidate) -> datetime:
         if candidate.valid_from is not None:
             return candidate.valid_from
-        first = self.messages.get(candidate.source_message_indexes[0]) if candidate.source_message_indexes else None
+        first = (
+            self.messages.get(candidate.source_message_indexes[0])
+            if candidate.source_message_indexes
+            else None
+        )
         return (first.document_date if first else None) or self.episode.received_at
 
     def add_evidence(self, memory: Memory, candidate: Candidate) -> None:
@@ -99,7 +105,7 @@ class Reconciler:
             .order_by("distance")
             .first()
         )
-        if nearest is not None and 1.0 - float(nearest.distance) >= REINFORCE_COSINE:  # type: ignore[attr-defined]
+        if nearest is not None and 1.0 - float(nearest.distance) >= REINFORCE_COSINE:
             return nearest
         return None
 
@@ -132,7 +138,9 @@ class Reconciler:
             return
         same = self.find_same(candidate, vector)
         if same is not None:
-            memory_reinforce(self.journal, same, seen_at=self.valid_from(candidate), importance=candidate.importance)
+            memory_reinforce(
+                self.journal, same, seen_at=self.valid_from(candidate), importance=candidate.importance
+            )
             self.add_evidence(same, candidate)
             candidate.decision, candidate.memory, candidate.reason = Decision.REINFORCE, same, "same fact"
             return
@@ -150,7 +158,10 @@ class Reconciler:
         if newer:
             # An older statement arriving late: keep it as history, superseded by what is already known.
             memory = self.create(
-                candidate, vector, status=MemoryStatus.SUPERSEDED, valid_until=newer[-1].valid_from,
+                candidate,
+                vector,
+                status=MemoryStatus.SUPERSEDED,
+                valid_until=newer[-1].valid_from,
                 superseded_by=newer[-1],
             )
             candidate.decision, candidate.memory = Decision.ACCEPT, memory

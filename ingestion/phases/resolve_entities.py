@@ -28,8 +28,10 @@ class Resolution:
 def mentions_of(candidate: Candidate) -> list[dict[str, str]]:
     mentions = [dict(mention) for mention in candidate.mentions]
     subject = candidate.subject.strip()
-    if subject and subject.casefold() != USER_SUBJECT and not any(
-        mention["name"].casefold() == subject.casefold() for mention in mentions
+    if (
+        subject
+        and subject.casefold() != USER_SUBJECT
+        and not any(mention["name"].casefold() == subject.casefold() for mention in mentions)
     ):
         mentions.insert(0, {"name": subject, "type": "person", "role": "subject"})
     return mentions

@@ -154,47 +154,107 @@ Turn = tuple[Role, str | None, str]  # role, speaker name, content
 def _example_episode(day: str, turns: list[Turn], hints: dict[int, TimeMention]) -> EpisodeIn:
     date = datetime.fromisoformat(day).replace(tzinfo=UTC)
     messages = tuple(
-        MessageIn(index=i, role=role, name=name, content=text, document_date=date,
-                  time_mentions=(hints[i],) if i in hints else ())
+        MessageIn(
+            index=i,
+            role=role,
+            name=name,
+            content=text,
+            document_date=date,
+            time_mentions=(hints[i],) if i in hints else (),
+        )
         for i, (role, name, text) in enumerate(turns)
     )
     return EpisodeIn(messages=messages, received_at=date)
 
 
-def _c(indexes: list[int], span: str, claim: str, kind: str, spo: tuple[str, str, str],
-       mentions: list[tuple[str, str, str]], valid_from: str | None, confidence: float, importance: float,
-       ) -> ExtractedCandidate:
+def _c(
+    indexes: list[int],
+    span: str,
+    claim: str,
+    kind: str,
+    spo: tuple[str, str, str],
+    mentions: list[tuple[str, str, str]],
+    valid_from: str | None,
+    confidence: float,
+    importance: float,
+) -> ExtractedCandidate:
     return ExtractedCandidate(
-        source_message_indexes=indexes, span_text=span, claim=claim, kind=kind, subject=spo[0],
-        predicate=spo[1], object=spo[2], valid_from=valid_from, confidence=confidence, importance=importance,
+        source_message_indexes=indexes,
+        span_text=span,
+        claim=claim,
+        kind=kind,
+        subject=spo[0],
+        predicate=spo[1],
+        object=spo[2],
+        valid_from=valid_from,
+        confidence=confidence,
+        importance=importance,
         mentions=[ExtractedMention(name=name, type=type_, role=role) for name, type_, role in mentions],
     )
 
 
-_CAR_SHOPPING = _example_episode("2024-05-06T10:00:00", [
-    ("user", None, "Hi! I need a new car. It's mostly for city commuting, but it's our family car too."),
-    ("assistant", None, "Happy to help! What's your budget, and any must-haves?"),
-    ("user", None, "Under $30k. I want a hybrid that's easy to park, SUVs are way too big for me."),
-    ("assistant", None, "The Toyota Corolla Hybrid could fit: it gets about 50 mpg and it's compact."),
-    ("user", None, "Ooh, the Corolla Hybrid sounds interesting. How much is it?"),
-], {})
+_CAR_SHOPPING = _example_episode(
+    "2024-05-06T10:00:00",
+    [
+        ("user", None, "Hi! I need a new car. It's mostly for city commuting, but it's our family car too."),
+        ("assistant", None, "Happy to help! What's your budget, and any must-haves?"),
+        ("user", None, "Under $30k. I want a hybrid that's easy to park, SUVs are way too big for me."),
+        ("assistant", None, "The Toyota Corolla Hybrid could fit: it gets about 50 mpg and it's compact."),
+        ("user", None, "Ooh, the Corolla Hybrid sounds interesting. How much is it?"),
+    ],
+    {},
+)
 _CAR_SHOPPING_ANSWER = ExtractionAnswer(
     summary="User is shopping for a hybrid family car for city commuting and likes the Corolla Hybrid.",
-    key_learnings=["User is shopping for a car: hybrid, easy to park, family-sized, under $30k.",
-                   "User is interested in the Toyota Corolla Hybrid."],
+    key_learnings=[
+        "User is shopping for a car: hybrid, easy to park, family-sized, under $30k.",
+        "User is interested in the Toyota Corolla Hybrid.",
+    ],
     candidates=[
-        _c([4, 3], "the Corolla Hybrid sounds interesting",
-           "User is interested in the Toyota Corolla Hybrid.", "preference",
-           ("user", "interested_in", "Toyota Corolla Hybrid"),
-           [("Toyota Corolla Hybrid", "product", "object"), ("Toyota", "organization", "other")],
-           None, 0.9, 0.6),
-        _c([2], "SUVs are way too big for me", "User finds SUVs too big.", "preference",
-           ("user", "dislikes", "SUVs"), [("SUVs", "concept", "object")], None, 0.95, 0.5),
-        _c([0], "It's mostly for city commuting", "User does city commuting.", "fact",
-           ("user", "commutes_in", "the city"), [], None, 0.85, 0.5),
-        _c([2, 0], "Under $30k. I want a hybrid that's easy to park",
-           "User wants a family car that is hybrid, easy to park and under $30k.", "preference",
-           ("user", "wants", "family car: hybrid, easy to park, under $30k"), [], None, 0.95, 0.7),
+        _c(
+            [4, 3],
+            "the Corolla Hybrid sounds interesting",
+            "User is interested in the Toyota Corolla Hybrid.",
+            "preference",
+            ("user", "interested_in", "Toyota Corolla Hybrid"),
+            [("Toyota Corolla Hybrid", "product", "object"), ("Toyota", "organization", "other")],
+            None,
+            0.9,
+            0.6,
+        ),
+        _c(
+            [2],
+            "SUVs are way too big for me",
+            "User finds SUVs too big.",
+            "preference",
+            ("user", "dislikes", "SUVs"),
+            [("SUVs", "concept", "object")],
+            None,
+            0.95,
+            0.5,
+        ),
+        _c(
+            [0],
+            "It's mostly for city commuting",
+            "User does city commuting.",
+            "fact",
+            ("user", "commutes_in", "the city"),
+            [],
+            None,
+            0.85,
+            0.5,
+        ),
+        _c(
+            [2, 0],
+            "Under $30k. I want a hybrid that's easy to park",
+            "User wants a family car that is hybrid, easy to park and under $30k.",
+            "preference",
+            ("user", "wants", "family car: hybrid, easy to park, under $30k"),
+            [],
+            None,
+            0.95,
+            0.7,
+        ),
     ],
 )
 
@@ -206,33 +266,96 @@ _RELOCATION_TURNS: list[Turn] = [
     ("user", "Tom", "Lovely. I started training for the Berlin Marathon two weeks ago, it's in September."),
 ]
 _FRIDAY_START = _RELOCATION_TURNS[0][2].index(_FRIDAY)
-_RELOCATION = _example_episode("2024-03-12T18:30:00", _RELOCATION_TURNS, {0: TimeMention(
-    text=_FRIDAY, start_char=_FRIDAY_START, end_char=_FRIDAY_START + len(_FRIDAY), granularity="day",
-    start=datetime(2024, 3, 8, tzinfo=UTC), end=datetime(2024, 3, 9, tzinfo=UTC))})
+_RELOCATION = _example_episode(
+    "2024-03-12T18:30:00",
+    _RELOCATION_TURNS,
+    {
+        0: TimeMention(
+            text=_FRIDAY,
+            start_char=_FRIDAY_START,
+            end_char=_FRIDAY_START + len(_FRIDAY),
+            granularity="day",
+            start=datetime(2024, 3, 8, tzinfo=UTC),
+            end=datetime(2024, 3, 9, tzinfo=UTC),
+        )
+    },
+)
 _RELOCATION_ANSWER = ExtractionAnswer(
     summary="Priya tells Tom she is moving to Lisbon in June 2024 and keeping her job at Figma remotely; "
-            "Tom is training for the Berlin Marathon.",
-    key_learnings=["Priya is moving to Lisbon in June 2024.", "Priya works remotely for Figma.",
-                   "Priya's sister Ana lives in Lisbon.", "Tom is training for the Berlin Marathon."],
+    "Tom is training for the Berlin Marathon.",
+    key_learnings=[
+        "Priya is moving to Lisbon in June 2024.",
+        "Priya works remotely for Figma.",
+        "Priya's sister Ana lives in Lisbon.",
+        "Tom is training for the Berlin Marathon.",
+    ],
     candidates=[
-        _c([0], "I signed the lease on a flat in Lisbon last Friday",
-           "Priya signed the lease on a flat in Lisbon on 2024-03-08.", "event",
-           ("Priya", "signed_lease_in", "Lisbon"),
-           [("Priya", "person", "subject"), ("Lisbon", "location", "object")], "2024-03-08", 0.95, 0.7),
-        _c([0], "I'm moving there in June", "Priya plans to move to Lisbon in June 2024.", "decision",
-           ("Priya", "plans_to_move_to", "Lisbon"),
-           [("Priya", "person", "subject"), ("Lisbon", "location", "object")], None, 0.9, 0.8),
-        _c([2, 1], "they're letting me work remotely", "Priya works at Figma remotely.", "fact",
-           ("Priya", "works_at", "Figma"),
-           [("Priya", "person", "subject"), ("Figma", "organization", "object")], None, 0.85, 0.8),
-        _c([2], "My sister Ana", "Ana is Priya's sister.", "relationship", ("Priya", "sibling", "Ana"),
-           [("Priya", "person", "subject"), ("Ana", "person", "object")], None, 0.95, 0.8),
-        _c([2], "Ana lives in Lisbon", "Ana lives in Lisbon.", "fact", ("Ana", "lives_in", "Lisbon"),
-           [("Ana", "person", "subject"), ("Lisbon", "location", "object")], None, 0.9, 0.5),
-        _c([3], "I started training for the Berlin Marathon two weeks ago",
-           "Tom started training for the Berlin Marathon around 2024-02-27.", "event",
-           ("Tom", "training_for", "Berlin Marathon"),
-           [("Tom", "person", "subject"), ("Berlin Marathon", "event", "object")], "2024-02-27", 0.9, 0.6),
+        _c(
+            [0],
+            "I signed the lease on a flat in Lisbon last Friday",
+            "Priya signed the lease on a flat in Lisbon on 2024-03-08.",
+            "event",
+            ("Priya", "signed_lease_in", "Lisbon"),
+            [("Priya", "person", "subject"), ("Lisbon", "location", "object")],
+            "2024-03-08",
+            0.95,
+            0.7,
+        ),
+        _c(
+            [0],
+            "I'm moving there in June",
+            "Priya plans to move to Lisbon in June 2024.",
+            "decision",
+            ("Priya", "plans_to_move_to", "Lisbon"),
+            [("Priya", "person", "subject"), ("Lisbon", "location", "object")],
+            None,
+            0.9,
+            0.8,
+        ),
+        _c(
+            [2, 1],
+            "they're letting me work remotely",
+            "Priya works at Figma remotely.",
+            "fact",
+            ("Priya", "works_at", "Figma"),
+            [("Priya", "person", "subject"), ("Figma", "organization", "object")],
+            None,
+            0.85,
+            0.8,
+        ),
+        _c(
+            [2],
+            "My sister Ana",
+            "Ana is Priya's sister.",
+            "relationship",
+            ("Priya", "sibling", "Ana"),
+            [("Priya", "person", "subject"), ("Ana", "person", "object")],
+            None,
+            0.95,
+            0.8,
+        ),
+        _c(
+            [2],
+            "Ana lives in Lisbon",
+            "Ana lives in Lisbon.",
+            "fact",
+            ("Ana", "lives_in", "Lisbon"),
+            [("Ana", "person", "subject"), ("Lisbon", "location", "object")],
+            None,
+            0.9,
+            0.5,
+        ),
+        _c(
+            [3],
+            "I started training for the Berlin Marathon two weeks ago",
+            "Tom started training for the Berlin Marathon around 2024-02-27.",
+            "event",
+            ("Tom", "training_for", "Berlin Marathon"),
+            [("Tom", "person", "subject"), ("Berlin Marathon", "event", "object")],
+            "2024-02-27",
+            0.9,
+            0.6,
+        ),
     ],
 )
 

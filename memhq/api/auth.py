@@ -26,7 +26,9 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         token = token.strip()
         parts = split_key(token) if scheme.lower() == BEARER else None
         if parts is None:
-            raise exceptions.AuthenticationFailed("Malformed Authorization header: expected 'Bearer <api key>'.")
+            raise exceptions.AuthenticationFailed(
+                "Malformed Authorization header: expected 'Bearer <api key>'."
+            )
         api_key = ApiKey.objects.select_related("project").filter(prefix=parts[0]).first()
         if api_key is None or not hmac.compare_digest(api_key.secret_hash, hash_key(token)):
             raise exceptions.AuthenticationFailed("Unknown API key.")
@@ -59,11 +61,15 @@ def project_of(request: Request) -> Project:
     return project
 
 
-class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]
+class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
     """Tells drf-spectacular how the API authenticates, so the schema and Swagger UI show it."""
 
     target_class = "memhq.api.auth.ApiKeyAuthentication"
     name = "ApiKey"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
-        return {"type": "http", "scheme": "bearer", "description": "A project API key: mhq_<prefix>_<secret>."}
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A project API key: mhq_<prefix>_<secret>.",
+        }

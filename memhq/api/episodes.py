@@ -49,14 +49,16 @@ class AddView(APIView):
         request=AddRequestSerializer,
         responses={202: AddResponseSerializer},
         parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)],
-        summary="Send an episode (a list of messages); it is stored verbatim and processed in the background.",
+        summary="Send an episode (a list of messages): stored verbatim, processed in the background.",
     )
     def post(self, request: Request) -> Response:
         project = project_of(request)
         raw_body = raw_json_body(request)
         idempotency_key = request.META.get(IDEMPOTENCY_HEADER) or None
         if idempotency_key is not None and len(idempotency_key) > MAX_IDEMPOTENCY_KEY_CHARS:
-            raise exceptions.ValidationError({"Idempotency-Key": [f"At most {MAX_IDEMPOTENCY_KEY_CHARS} chars."]})
+            raise exceptions.ValidationError(
+                {"Idempotency-Key": [f"At most {MAX_IDEMPOTENCY_KEY_CHARS} chars."]}
+            )
         serializer = AddRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data

@@ -62,7 +62,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if response is None:
         return None  # Django's handler500 answers in the same shape
     if isinstance(exc, exceptions.ValidationError):
-        fields = _flatten(exc.detail) if isinstance(exc.detail, dict) else {"non_field_errors": _flatten(exc.detail)}
+        fields = (
+            _flatten(exc.detail)
+            if isinstance(exc.detail, dict)
+            else {"non_field_errors": _flatten(exc.detail)}
+        )
         response.data = error_body(response.status_code, "Invalid request.", fields)
     else:
         detail = getattr(exc, "detail", str(exc))

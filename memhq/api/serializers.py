@@ -44,7 +44,9 @@ class AddRequestSerializer(StrictSerializer):
     """``POST /v1/memhq/add``. Naive timestamps are taken as UTC."""
 
     user_id = serializers.CharField(max_length=settings.MEMHQ_MAX_USER_ID_CHARS, allow_blank=False)
-    messages = MessageInSerializer(many=True, allow_empty=False, max_length=settings.MEMHQ_MAX_MESSAGES)
+    messages = serializers.ListField(
+        child=MessageInSerializer(), allow_empty=False, max_length=settings.MEMHQ_MAX_MESSAGES
+    )
     timestamp = serializers.DateTimeField(required=False)
     thread_id = serializers.CharField(required=False, max_length=MAX_ID_CHARS)
     metadata = serializers.DictField(required=False)

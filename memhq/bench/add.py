@@ -1,19 +1,19 @@
-"""``manage.py memhq_bench add``: ``POST /v1/memhq/add`` under load, then the one-INSERT baseline, same gunicorn.
+"""``manage.py memhq_bench add``: ``POST /v1/memhq/add`` under load, then a one-INSERT baseline.
 
-Both servers are started like the Procfile's web line (``make run``) unless ``--url`` / ``--baseline-url`` name
-running ones; they run one after the other, never together. Every client sends a realistic 10-message episode.
-Afterwards the benchmark's episodes, their queued chains and (if it made one) its project are removed.
+Both are served by a gunicorn started like the Procfile's web line (``make run``), unless ``--url`` /
+``--baseline-url`` name running servers; they run one after the other, never together. Every client sends a
+realistic 10-message episode as its own user. Afterwards the benchmark's episodes, their queued chains and
+(if it made one) its project are removed.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from argparse import ArgumentParser
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,11 +22,11 @@ from django.conf import settings
 
 from memhq.bench import cpu
 from memhq.bench.baseline import BASELINE_ROUTE, BASELINE_USER_ID, PROJECT_HEADER
-from memhq.bench.cleanup import clean_up
-from memhq.bench.http import Load, LoadResult, Target, run_load
-from memhq.bench.report import format_cpu, format_summary, ratio, summarize, write_json
+from memhq.bench.cleanup import Cleanup, clean_up
+from memhq.bench.episode import episode_body
+from memhq.bench.http import Load, Target, run_load
+from memhq.bench.report import Summary, format_cpu, format_summary, ratio, summarize, write_json
 from memhq.bench.server import gunicorn, wsgi_target
-from memhq.bench.targets import check_targets
 from memhq.bench.urls import BASELINE_ENV
 from memhq.models import ApiKey
 from memhq.services.tenancy import project_create, split_key
@@ -38,35 +38,27 @@ USER_PREFIX = "bench-user-"
 DEFAULT_CLIENTS = 32
 DEFAULT_SECONDS = 20.0
 DEFAULT_WARMUP_S = 3.0
-EPISODE = (
-    ("user", "Hi! I'm planning a trip to Lisbon with my partner Ana at the end of May, probably for a week."),
-    ("assistant", "Lisbon in late May is lovely: warm, not too crowded yet. Is it your first visit?"),
-    ("user", "Second time for me, first for Ana. Last time I stayed in Alfama and loved the fado bars there."),
-    ("assistant", "Then Alfama again, or Príncipe Real for something quieter with good restaurants?"),
-    ("user", "Quieter sounds good. Ana is vegetarian and I can't eat shellfish, so we need places for both."),
-    ("assistant", "Noted: vegetarian for Ana, no shellfish for you. Ao 26 and Prado are good fits for both."),
-    ("user", "Great. Also I started a new job at Siemens in Munich in March, so I can only take six days off."),
-    ("assistant", "Six days works: three in Lisbon, a day trip to Sintra, two in Porto by train. Does that fit?"),
-    ("user", "Perfect. We'll fly from Munich on May 24th. Please remind me to book the Sintra tickets early."),
-    ("assistant", "Will do. I'll also keep in mind that you prefer aisle seats and trains over domestic flights."),
-)
-
-
-def episode_body(user_id: str) -> bytes:
-    messages = [{"role": role, "content": content} for role, content in EPISODE]
-    return json.dumps({"user_id": user_id, "messages": messages, "metadata": {"source": "memhq-bench"}}).encode()
+# The issue's targets for /add on a 2-core machine.
+TARGET_P50_MS = 3.0
+TARGET_P99_MS = 15.0
+TARGET_RPS = 800.0
+TARGET_RATIO = 1.3
 
 
 def add_arguments(parser: ArgumentParser) -> None:
     parser.add_argument("--clients", type=int, default=DEFAULT_CLIENTS, help="concurrent connections")
     parser.add_argument("--seconds", type=float, default=DEFAULT_SECONDS, help="measured seconds per run")
-    parser.add_argument("--warmup", type=float, default=DEFAULT_WARMUP_S, help="unmeasured seconds first")
-    parser.add_argument("--rate", type=float, help="also run open loop at this many requests/s")
+    parser.add_argument("--warmup", type=float, default=DEFAULT_WARMUP_S, help="unmeasured seconds before")
+    parser.add_argument("--rate", type=float, help="after the closed loop, also run open loop at this req/s")
     parser.add_argument("--url", help="a running MemHQ (default: start gunicorn like the Procfile)")
-    parser.add_argument("--key", help="API key to use (default: a bench project is created and removed)")
-    parser.add_argument("--baseline-url", help="a running memhq.bench.wsgi server with MEMHQ_BENCH_BASELINE=1")
+    parser.add_argument("--key", help="API key to use (default: a bench project, removed afterwards)")
+    parser.add_argument(
+        "--baseline-url", help="a running memhq.bench.wsgi server with MEMHQ_BENCH_BASELINE=1"
+    )
     parser.add_argument("--no-baseline", action="store_true", help="skip the baseline")
-    parser.add_argument("--workers", type=int, help="gunicorn workers (default: $WEB_CONCURRENCY or the Procfile's)")
+    parser.add_argument(
+        "--workers", type=int, help="gunicorn workers (default: $WEB_CONCURRENCY, else Procfile)"
+    )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the episodes and their queued chains")
 
@@ -76,6 +68,12 @@ class BenchProject:
     project_id: str
     key: str
     created: bool
+
+
+@dataclass(frozen=True)
+class Run:
+    summary: Summary
+    cpu_ms: dict[str, float]  # CPU ms per process group over the measured window
 
 
 def bench_project(key: str | None) -> BenchProject:
@@ -91,8 +89,10 @@ def bench_project(key: str | None) -> BenchProject:
 
 
 @contextmanager
-def served(url: str | None, target: str, log: Path, workers: int | None, env: dict[str, str]) -> Iterator[Any]:
-    """(base url, gunicorn pid or None) of a given server, or of one started for the duration."""
+def served(
+    url: str | None, target: str, log: Path, workers: int | None, env: dict[str, str]
+) -> Iterator[tuple[str, int | None]]:
+    """(base url, gunicorn pid) of the given server, or of a gunicorn started for the duration."""
     if url is not None:
         yield url.rstrip("/"), None
         return
@@ -101,44 +101,42 @@ def served(url: str | None, target: str, log: Path, workers: int | None, env: di
 
 
 def loads(options: dict[str, Any]) -> list[Load]:
-    closed = Load(clients=options["clients"], seconds=options["seconds"], warmup_s=options["warmup"])
-    if options.get("rate") is None:
-        return [closed]
-    return [closed, Load(options["clients"], options["seconds"], options["warmup"], rate=options["rate"])]
+    common = {"clients": options["clients"], "seconds": options["seconds"], "warmup_s": options["warmup"]}
+    closed = Load(**common)
+    return [closed] if options.get("rate") is None else [closed, Load(**common, rate=options["rate"])]
 
 
-def measure(base_url: str, path: str, headers: dict[str, str], pid: int | None, options: dict[str, Any]) -> dict:
+def measure(url: str, headers: dict[str, str], pid: int | None, options: dict[str, Any]) -> dict[str, Run]:
     bodies = [episode_body(f"{USER_PREFIX}{client:03d}") for client in range(options["clients"])]
-    target = Target(url=base_url + path, bodies=bodies, headers=headers)
-    runs: dict[str, Any] = {}
+    target = Target(url=url, bodies=bodies, headers=headers)
+    runs: dict[str, Run] = {}
     for load in loads(options):
-        probe = cpu.probe_for(pid)
-        result: LoadResult = run_load(target, load, probe)
-        summary = summarize(result)
-        used = cpu.cpu_ms(result.probes["start"], result.probes["end"]) if len(result.probes) == 2 else {}
-        runs[load.mode] = {**summary.as_dict(), "cpu_ms": used, "ok": result.ok}
+        result = run_load(target, load, cpu.probe_for(pid))
+        used = cpu.cpu_ms(result.probes["start"], result.probes["end"])
+        runs[load.mode] = Run(summary=summarize(result), cpu_ms=used)
     return runs
 
 
 def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
+    """Measure MemHQ, then the baseline; print the figures; return (and optionally save) them."""
     project = bench_project(options.get("key"))
+    auth = {"Authorization": f"Bearer {project.key}"}
     workers = options.get("workers")
-    runs: dict[str, dict[str, Any]] = {}
+    runs: dict[str, dict[str, Run]] = {}
+    cleanup: Cleanup | None = None
     with tempfile.TemporaryDirectory(prefix="memhq-bench-") as tmp:
         try:
-            auth = {"Authorization": f"Bearer {project.key}"}
-            log = Path(tmp) / "memhq.log"
-            with served(options.get("url"), wsgi_target(settings.WSGI_APPLICATION), log, workers, {}) as (url, pid):
-                write(f"MemHQ /add at {url}{ADD_PATH} (gunicorn pid {pid or 'external'})")
-                runs["memhq"] = measure(url, ADD_PATH, auth, pid, options)
+            memhq_wsgi = wsgi_target(settings.WSGI_APPLICATION)
+            with served(options.get("url"), memhq_wsgi, Path(tmp) / "memhq.log", workers, {}) as (url, pid):
+                write(f"MemHQ: {url}{ADD_PATH} (gunicorn pid {pid or 'external'})")
+                runs["memhq"] = measure(url + ADD_PATH, auth, pid, options)
             if not options.get("no_baseline"):
                 log, env = Path(tmp) / "baseline.log", {BASELINE_ENV: "1"}
-                headers = {**auth, PROJECT_HEADER: project.project_id}
                 with served(options.get("baseline_url"), BASELINE_WSGI, log, workers, env) as (url, pid):
-                    write(f"baseline at {url}/{BASELINE_ROUTE} (gunicorn pid {pid or 'external'})")
-                    runs["baseline"] = measure(url, f"/{BASELINE_ROUTE}", headers, pid, options)
+                    write(f"baseline: {url}/{BASELINE_ROUTE} (gunicorn pid {pid or 'external'})")
+                    headers = {**auth, PROJECT_HEADER: project.project_id}
+                    runs["baseline"] = measure(f"{url}/{BASELINE_ROUTE}", headers, pid, options)
         finally:
-            cleanup = None
             if not options.get("keep"):
                 cleanup = clean_up(
                     project_id=project.project_id,
@@ -146,54 +144,78 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
                     user_prefix=USER_PREFIX,
                     baseline_user=BASELINE_USER_ID,
                 )
-    document = build_document(options, runs, cleanup.__dict__ if cleanup else None)
-    write(render(document))
+    document = build_document(options, runs, cleanup)
+    write(render(runs, document))
     if options.get("json"):
         write_json(options["json"], document)
     return document
 
 
-def build_document(options: dict[str, Any], runs: dict[str, Any], cleanup: dict[str, Any] | None) -> dict:
-    ratios: dict[str, Any] = {}
+def ratios(runs: dict[str, dict[str, Run]]) -> dict[str, dict[str, float | None]]:
+    """Per mode: MemHQ latency / baseline latency, and baseline req/s / MemHQ req/s (> 1: MemHQ is slower)."""
+    found = {}
     for mode, memhq in runs.get("memhq", {}).items():
-        baseline = runs.get("baseline", {}).get(mode)
-        if baseline:
-            ratios[mode] = {
-                "p50": ratio(memhq["p50_ms"], baseline["p50_ms"]),
-                "p99": ratio(memhq["p99_ms"], baseline["p99_ms"]),
-                "rps": ratio(baseline["rps"], memhq["rps"]),  # > 1: MemHQ serves fewer requests/s
+        base = runs.get("baseline", {}).get(mode)
+        if base is not None:
+            found[mode] = {
+                "p50": ratio(memhq.summary.p50_ms, base.summary.p50_ms),
+                "p99": ratio(memhq.summary.p99_ms, base.summary.p99_ms),
+                "rps": ratio(base.summary.rps, memhq.summary.rps),
             }
+    return found
+
+
+def check_targets(runs: dict[str, dict[str, Run]], found: dict[str, dict[str, float | None]]) -> list[str]:
+    lines = []
+    for mode, figures in runs.get("memhq", {}).items():
+        s = figures.summary
+        checks = [
+            (f"p50 ≤ {TARGET_P50_MS:g} ms", s.p50_ms, s.p50_ms <= TARGET_P50_MS),
+            (f"p99 ≤ {TARGET_P99_MS:g} ms", s.p99_ms, s.p99_ms <= TARGET_P99_MS),
+            (f"≥ {TARGET_RPS:g} requests/s", s.rps, s.rps >= TARGET_RPS),
+            ("0 errors", s.errors, s.errors == 0),
+        ]
+        for name, value in found.get(mode, {}).items():
+            checks.append((f"{name} ratio ≤ {TARGET_RATIO:g}×", value or 0.0, (value or 0.0) <= TARGET_RATIO))
+        lines += [f"[{mode}] {name}: {value:.2f} {'ok' if ok else 'MISSED'}" for name, value, ok in checks]
+    return lines
+
+
+def build_document(
+    options: dict[str, Any], runs: dict[str, dict[str, Run]], cleanup: Cleanup | None
+) -> dict[str, Any]:
+    found = ratios(runs)
     return {
         "benchmark": "add",
         "body_bytes": len(episode_body(f"{USER_PREFIX}000")),
         "cores": os.cpu_count() or 1,
         "workers": options.get("workers") or os.environ.get("WEB_CONCURRENCY") or "Procfile default",
-        "runs": runs,
-        "ratios": ratios,
-        "targets": check_targets(runs.get("memhq", {}), ratios),
-        "cleanup": cleanup,
+        "runs": {
+            server: {mode: {**asdict(r.summary), "cpu_ms": r.cpu_ms} for mode, r in modes.items()}
+            for server, modes in runs.items()
+        },
+        "ratios": found,
+        "targets": check_targets(runs, found),
+        "cleanup": asdict(cleanup) if cleanup else None,
     }
 
 
-def render(document: dict[str, Any]) -> str:
-    parts = [f"\nbody {document['body_bytes']} bytes, {document['cores']} cores, workers {document['workers']}"]
-    for server, modes in document["runs"].items():
+def render(runs: dict[str, dict[str, Run]], document: dict[str, Any]) -> str:
+    cores = document["cores"]
+    parts = [f"\nbody {document['body_bytes']} bytes; {cores} cores; gunicorn workers {document['workers']}"]
+    for server, modes in runs.items():
         for mode, figures in modes.items():
-            summary = {key: value for key, value in figures.items() if key not in ("cpu_ms", "ok")}
-            parts.append(format_summary(f"{server} [{mode}]", type_summary(summary)))
-            parts.append(format_cpu("  ", figures["cpu_ms"], figures["ok"], figures["seconds"], document["cores"]))
-    for mode, figures in document["ratios"].items():
+            s = figures.summary
+            parts += [
+                format_summary(f"{server} [{mode}]", s),
+                format_cpu(figures.cpu_ms, s.requests, s.seconds, cores),
+            ]
+    for mode, found in document["ratios"].items():
         parts.append(
-            f"MemHQ / baseline [{mode}]: p50 ×{figures['p50'] or 0:.2f}, p99 ×{figures['p99'] or 0:.2f},"
-            f" throughput ÷{figures['rps'] or 0:.2f}"
+            f"MemHQ vs baseline [{mode}]: p50 ×{found['p50'] or 0:.2f}, p99 ×{found['p99'] or 0:.2f},"
+            f" throughput ÷{found['rps'] or 0:.2f}"
         )
     parts += [f"target {line}" for line in document["targets"]]
     if document["cleanup"]:
         parts.append("cleanup: " + ", ".join(f"{key} {value}" for key, value in document["cleanup"].items()))
     return "\n".join(part for part in parts if part)
-
-
-def type_summary(figures: dict[str, Any]) -> Any:
-    from memhq.bench.report import Summary
-
-    return Summary(**figures)

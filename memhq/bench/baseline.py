@@ -32,7 +32,7 @@ PER_REQUEST = ("id", "project_id", "user_id", "raw_body", "content_hash", "recei
 def insert_statement() -> tuple[str, tuple[Any, ...]]:
     """``INSERT INTO memhq_episode (...) VALUES (...)`` and the prepared defaults of the other columns."""
     fields = [field for field in Episode._meta.concrete_fields if field.attname not in PER_REQUEST]
-    columns = [*PER_REQUEST, *(field.column for field in fields)]
+    columns = [*PER_REQUEST, *(str(field.column) for field in fields)]
     defaults = tuple(field.get_db_prep_save(field.get_default(), connection) for field in fields)
     quoted = ", ".join(connection.ops.quote_name(column) for column in columns)
     placeholders = ", ".join(["%s"] * len(columns))

@@ -66,7 +66,7 @@ def purge_messages(episode_ids: Iterable[str]) -> int:
         for start in range(0, len(matches), PAGE):
             pipe = client.pipeline(transaction=False)
             for raw in matches[start : start + PAGE]:
-                pipe.lrem(key, 1, raw)
+                pipe.lrem(key, 1, raw)  # type: ignore[arg-type]  # redis-py sends bytes as they are
             removed += sum(int(count) for count in pipe.execute())
     return removed
 

@@ -272,8 +272,10 @@ def run_load(target: Target, load: Load, probe: Probe | None = None) -> LoadResu
         gc.enable()
     cpu, elapsed = time.process_time() - cpu_before, time.perf_counter() - wall_before
     # Closed loop: what completed inside the window. Open loop: what was scheduled inside it, however late.
-    index = 1 if load.rate is None else 0
-    window = [r for r in records if window_start <= r[index] < window_stop]
+    if load.rate is None:
+        window = [r for r in records if window_start <= r[1] < window_stop]
+    else:
+        window = [r for r in records if window_start <= r[0] < window_stop]
     return LoadResult(
         load=load,
         latencies_ns=[done - origin for origin, done, error in window if error is None],

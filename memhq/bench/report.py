@@ -101,16 +101,15 @@ def format_summary(name: str, summary: Summary) -> str:
     return "\n".join(lines)
 
 
-def format_cpu(name: str, cpu: dict[str, float], requests: int, seconds: float, cores: int) -> str:
+def format_cpu(cpu: dict[str, float], requests: int, seconds: float, cores: int) -> str:
     """CPU ms per request for each process group, and the share of the machine it used."""
-    if not cpu or not requests:
+    if not cpu or not requests or not seconds:
         return ""
     share = 100 / MS_PER_S / seconds / cores  # CPU ms over the window → % of the machine
-    rows = [
-        f"  {group:<26} {ms / requests:6.3f} ms/request   {ms * share:5.1f}% of {cores} cores"
-        for group, ms in cpu.items()
-    ]
-    return f"{name}: CPU per request over the window\n" + "\n".join(rows)
+    rows = [f"    {group:<24} {ms / requests:6.3f} ms   {ms * share:5.1f}%" for group, ms in cpu.items()]
+    total = sum(cpu.values())
+    rows.append(f"    {'total':<24} {total / requests:6.3f} ms   {total * share:5.1f}%")
+    return f"  CPU per request, and share of the {cores} cores, over the window:\n" + "\n".join(rows)
 
 
 def write_json(path: Path, document: dict[str, Any]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.urls import URLPattern, URLResolver, path
 
 from config.env import env_bool
@@ -11,7 +13,7 @@ from memhq.bench.baseline import BASELINE_ROUTE, baseline_add
 
 BASELINE_ENV = "MEMHQ_BENCH_BASELINE"
 
-urlpatterns: list[URLPattern | URLResolver] = [*memhq_urlpatterns]
+urlpatterns = cast(list[URLPattern | URLResolver], list(memhq_urlpatterns))
 if env_bool(BASELINE_ENV, False):
     urlpatterns.append(path(BASELINE_ROUTE, baseline_add, name="bench-baseline-add"))
 

@@ -24,7 +24,9 @@ class Entity(models.Model):
     normalized_aliases = ArrayField(models.CharField(max_length=300), default=list, blank=True)
     embedding = VectorField(dimensions=EMBEDDING_DIM, null=True, blank=True)
     mention_count = models.PositiveIntegerField(default=0)
-    merged_into = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    merged_into = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

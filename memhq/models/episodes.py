@@ -34,7 +34,7 @@ class EpisodePhase(models.IntegerChoices):
 
 
 class Episode(models.Model):
-    """One payload sent to /add (or cut from a thread). ``raw_body`` is the exact request bytes, never changed."""
+    """One payload sent to /add (or cut from a thread). ``raw_body``: the request bytes, never changed."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="episodes")
@@ -141,7 +141,9 @@ class Candidate(models.Model):
     valid_from = models.DateTimeField(null=True, blank=True)
     decision = models.CharField(max_length=16, choices=Decision.choices, blank=True, default="")
     reason = models.TextField(blank=True, default="")
-    memory = models.ForeignKey("memhq.Memory", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    memory = models.ForeignKey(
+        "memhq.Memory", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["episode", "ordinal"], name="candidate_ordinal")]

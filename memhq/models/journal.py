@@ -22,7 +22,9 @@ class Batch(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="batches")
     user_id = models.CharField(max_length=200)
     kind = models.CharField(max_length=16, choices=BatchKind.choices)
-    episode = models.ForeignKey(Episode, null=True, blank=True, on_delete=models.CASCADE, related_name="batches")
+    episode = models.ForeignKey(
+        Episode, null=True, blank=True, on_delete=models.CASCADE, related_name="batches"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

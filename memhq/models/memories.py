@@ -36,8 +36,9 @@ class MemoryOrigin(models.TextChoices):
 class Memory(models.Model):
     """A durable statement about the user's world, with validity time, provenance and status.
 
-    Bitemporal: ``valid_from``/``valid_until`` say when it was true in the world, ``recorded_at``/``expired_at``
-    when MemHQ believed it. Nothing is deleted by reconciliation: a superseded memory keeps its row.
+    Bitemporal: ``valid_from``/``valid_until`` say when it was true in the world,
+    ``recorded_at``/``expired_at`` when MemHQ believed it. Nothing is deleted by reconciliation: a superseded
+    memory keeps its row.
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -46,10 +47,14 @@ class Memory(models.Model):
     text = models.TextField()
     kind = models.CharField(max_length=16, choices=MemoryKind.choices)
     subject = models.CharField(max_length=200)
-    subject_entity = models.ForeignKey(Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    subject_entity = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     predicate = models.CharField(max_length=100)
     object_value = models.TextField(blank=True, default="")
-    object_entity = models.ForeignKey(Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    object_entity = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     entity_ids = ArrayField(models.UUIDField(), default=list, blank=True)
     confidence = models.FloatField()
     importance = models.FloatField()
@@ -58,7 +63,9 @@ class Memory(models.Model):
     valid_until = models.DateTimeField(null=True, blank=True)
     recorded_at = models.DateTimeField()
     expired_at = models.DateTimeField(null=True, blank=True)
-    superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     reinforce_count = models.PositiveIntegerField(default=0)
     last_seen_at = models.DateTimeField()
     origin = models.CharField(max_length=16, choices=MemoryOrigin.choices, default=MemoryOrigin.EXTRACTED)

@@ -18,7 +18,7 @@ class Project(models.Model):
 
 
 class ApiKey(models.Model):
-    """A project's API key: ``mhq_<prefix>_<secret>``; only the prefix and SHA-256 of the whole key are kept."""
+    """A project's API key ``mhq_<prefix>_<secret>``: only the prefix and a SHA-256 of the key are kept."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="api_keys")
     name = models.CharField(max_length=200, blank=True)

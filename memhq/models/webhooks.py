@@ -10,7 +10,7 @@ from memhq.models.tenancy import Project
 class WebhookEvent(models.Model):
     """An event in the outbox (``episode.completed``, ``episode.failed``, ``memories.changed``).
 
-    Written in the same transaction as the change it reports; delivery to endpoints is the webhooks module's job.
+    Written in the same transaction as the change it reports; delivery to endpoints is a separate job.
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)

@@ -20,7 +20,9 @@ def episode_get(*, project: Project, episode_id: uuid.UUID | str) -> Episode:
         raise Http404 from None
 
 
-def episode_list(*, project: Project, user_id: str | None = None, status: str | None = None) -> QuerySet[Episode]:
+def episode_list(
+    *, project: Project, user_id: str | None = None, status: str | None = None
+) -> QuerySet[Episode]:
     queryset = Episode.objects.filter(project=project).defer(*LIST_FIELDS_DEFERRED)
     if user_id is not None:
         queryset = queryset.filter(user_id=user_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
@@ -30,7 +31,7 @@ def memory_list(
     return queryset
 
 
-def _get(queryset: QuerySet, pk: uuid.UUID | str):  # type: ignore[no-untyped-def]
+def _get(queryset: QuerySet[Any], pk: uuid.UUID | str) -> Any:
     try:
         return queryset.get(pk=pk)
     except (queryset.model.DoesNotExist, ValidationError, ValueError):
@@ -64,7 +65,9 @@ def memory_chain(memory: Memory) -> tuple[list[Memory], list[Memory]]:
 
 
 def entity_list(*, project: Project, user_id: str, type_: str | None = None) -> QuerySet[Entity]:
-    queryset = Entity.objects.filter(project=project, user_id=user_id, merged_into__isnull=True).defer("embedding")
+    queryset = Entity.objects.filter(project=project, user_id=user_id, merged_into__isnull=True).defer(
+        "embedding"
+    )
     return queryset.filter(type=type_) if type_ else queryset
 
 
@@ -75,7 +78,9 @@ def entity_get(*, project: Project, entity_id: uuid.UUID | str) -> Entity:
 
 def entity_memories(entity: Entity) -> QuerySet[Memory]:
     return (
-        Memory.objects.filter(project_id=entity.project_id, user_id=entity.user_id, entity_ids__contains=[entity.pk])
+        Memory.objects.filter(
+            project_id=entity.project_id, user_id=entity.user_id, entity_ids__contains=[entity.pk]
+        )
         .filter(status__in=LISTED_STATUSES)
         .defer("embedding")
         .order_by("-valid_from")

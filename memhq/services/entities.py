@@ -1,10 +1,11 @@
 """Entity resolution: a mention → an existing entity (exact name/alias, typo, or embedding) or a new one.
 
 Order (DESIGN §3, step 4): exact normalised name or alias (of the same type if there is one, else of any
-type, because NER labels the same name differently from sentence to sentence) → nearest same-type entity by embedding with cosine
-≥ ENTITY_MATCH_COSINE, or by trigram similarity ≥ ENTITY_MATCH_TRIGRAM (catches typos such as "corola hybrid"
-that a sentence embedder scores lower) → a new entity. Callers hold the per-user entity lock, and the
-insert also tolerates a concurrent insert of the same name (ON CONFLICT DO NOTHING + re-read).
+type, because NER labels the same name differently from sentence to sentence) → nearest same-type entity
+by embedding with cosine ≥ ENTITY_MATCH_COSINE, or by trigram similarity ≥ ENTITY_MATCH_TRIGRAM (catches
+typos such as "corola hybrid" that a sentence embedder scores lower) → a new entity. Callers hold the
+per-user entity lock, and the insert also tolerates a concurrent insert of the same name (ON CONFLICT DO
+NOTHING + re-read).
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def find_exact(project_id: uuid.UUID, user_id: str, normalized: str, type_: str)
         .defer("embedding")[:5]
     )
     same_type = [entity for entity in matches if entity.type == type_]
-    return (same_type or matches or [None])[0]
+    best = same_type or matches
+    return best[0] if best else None
 
 
 def find_similar(
@@ -98,10 +100,10 @@ def entity_resolve(
             project_id=project_id, user_id=user_id, type=type_, normalized_name=normalized
         )
     updates: dict[str, object] = {"mention_count": entity.mention_count + 1}
-    if normalized != entity.normalized_name and normalized not in entity.normalized_aliases:
-        if len(entity.aliases) < MAX_ALIASES:
-            updates["aliases"] = [*entity.aliases, name]
-            updates["normalized_aliases"] = [*entity.normalized_aliases, normalized]
+    is_new_alias = normalized != entity.normalized_name and normalized not in entity.normalized_aliases
+    if is_new_alias and len(entity.aliases) < MAX_ALIASES:
+        updates["aliases"] = [*entity.aliases, name]
+        updates["normalized_aliases"] = [*entity.normalized_aliases, normalized]
     Entity.objects.filter(pk=entity.pk).update(**updates)
     for field, value in updates.items():
         setattr(entity, field, value)

@@ -23,7 +23,12 @@ class EpisodeReceipt:
 
 
 def episode_create(
-    *, project: Project, user_id: str, raw_body: bytes, thread_key: str = "", idempotency_key: str | None = None
+    *,
+    project: Project,
+    user_id: str,
+    raw_body: bytes,
+    thread_key: str = "",
+    idempotency_key: str | None = None,
 ) -> EpisodeReceipt:
     """Store the request verbatim in ONE INSERT and enqueue its chain once the row is committed.
 

@@ -63,5 +63,7 @@ class Journal:
 
 
 def batch_open(*, episode: Episode, kind: str = BatchKind.EPISODE) -> Journal:
-    batch = Batch.objects.create(project_id=episode.project_id, user_id=episode.user_id, kind=kind, episode=episode)
+    batch = Batch.objects.create(
+        project_id=episode.project_id, user_id=episode.user_id, kind=kind, episode=episode
+    )
     return Journal(batch)

@@ -16,4 +16,6 @@ class LockNamespace(IntEnum):
 def lock_user(namespace: LockNamespace, project_id: uuid.UUID, user_id: str) -> None:
     """``pg_advisory_xact_lock``: held until the surrounding transaction ends; call inside ``atomic``."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [int(namespace), f"{project_id}:{user_id}"])
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [int(namespace), f"{project_id}:{user_id}"]
+        )

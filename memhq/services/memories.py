@@ -18,7 +18,9 @@ def memory_create(journal: Journal, **fields: Any) -> Memory:
     now = timezone.now()
     fields.setdefault("recorded_at", now)
     fields.setdefault("last_seen_at", fields.get("valid_from") or now)
-    memory = Memory.objects.create(project_id=journal.batch.project_id, user_id=journal.batch.user_id, **fields)
+    memory = Memory.objects.create(
+        project_id=journal.batch.project_id, user_id=journal.batch.user_id, **fields
+    )
     journal.record(JournalEntry.Op.INSERT, memory, before=None)
     return memory
 

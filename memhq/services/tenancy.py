@@ -38,7 +38,9 @@ def split_key(plaintext: str) -> tuple[str, str] | None:
 def api_key_create(*, project: Project, name: str = "") -> IssuedKey:
     prefix = secrets.token_hex(KEY_PREFIX_BYTES)
     plaintext = f"{KEY_SCHEME}_{prefix}_{secrets.token_urlsafe(KEY_SECRET_BYTES)}"
-    api_key = ApiKey.objects.create(project=project, name=name, prefix=prefix, secret_hash=hash_key(plaintext))
+    api_key = ApiKey.objects.create(
+        project=project, name=name, prefix=prefix, secret_hash=hash_key(plaintext)
+    )
     return IssuedKey(api_key=api_key, plaintext=plaintext)
 
 

@@ -155,8 +155,10 @@ def test_empty_answer_is_transient(fake_openai: FakeOpenAIServer) -> None:
 
 
 def test_answer_in_a_markdown_code_fence_is_unwrapped(fake_openai: FakeOpenAIServer) -> None:
-    fake_openai.answer('```json\n{"owner": "Ana", "pets": [], "favourite": {"name": "Rex", "species": "dog", '
-                       '"age": null}}\n```')
+    fake_openai.answer(
+        '```json\n{"owner": "Ana", "pets": [], "favourite": {"name": "Rex", "species": "dog", '
+        '"age": null}}\n```'
+    )
 
     assert _call(fake_openai).parsed.owner == "Ana"
 

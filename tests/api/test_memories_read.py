@@ -10,7 +10,9 @@ from tests.ingestion.helpers import make_episode
 
 
 def ingest(project: Project, content: str, timestamp: str, user_id: str = "alice") -> None:
-    episode = make_episode(project, [{"role": "user", "content": content, "id": "m1"}], user_id, timestamp=timestamp)
+    episode = make_episode(
+        project, [{"role": "user", "content": content, "id": "m1"}], user_id, timestamp=timestamp
+    )
     run_inline(episode.pk)
 
 
@@ -61,7 +63,9 @@ def test_entities_list_and_detail_with_the_memories_touching_them(project: Proje
     assert any("Emma" in memory["text"] for memory in detail["memories"])
 
 
-def test_other_projects_memories_and_entities_are_404(project: Project, api: APIClient, other_api: APIClient) -> None:
+def test_other_projects_memories_and_entities_are_404(
+    project: Project, api: APIClient, other_api: APIClient
+) -> None:
     ingest(project, "My sister Emma lives in Porto.", "2023-01-10T10:00:00Z")
     memory = Memory.objects.filter(project=project).first()
     entity = Entity.objects.filter(project=project).first()

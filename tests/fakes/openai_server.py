@@ -162,8 +162,15 @@ class FakeOpenAIServer:
             text = json.dumps(content)
         else:
             text = content
-        self.script(Behaviour("answer", content=text, finish_reason=finish_reason,
-                              prompt_tokens=prompt_tokens, completion_tokens=completion_tokens))
+        self.script(
+            Behaviour(
+                "answer",
+                content=text,
+                finish_reason=finish_reason,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+            )
+        )
 
     def refuse(self, refusal: str = "I can't help with that.") -> None:
         self.script(Behaviour("answer", content=None, refusal=refusal))
@@ -246,17 +253,29 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_chat(self, body: dict[str, Any], behaviour: Behaviour) -> None:
         message = {"role": "assistant", "content": behaviour.content, "refusal": behaviour.refusal}
-        usage = {"prompt_tokens": behaviour.prompt_tokens, "completion_tokens": behaviour.completion_tokens,
-                 "total_tokens": behaviour.prompt_tokens + behaviour.completion_tokens}
-        self._send_json(200, {
-            "id": "chatcmpl-fake",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", ""),
-            "choices": [{"index": 0, "message": message, "finish_reason": behaviour.finish_reason,
-                         "logprobs": None}],
-            "usage": usage,
-        })
+        usage = {
+            "prompt_tokens": behaviour.prompt_tokens,
+            "completion_tokens": behaviour.completion_tokens,
+            "total_tokens": behaviour.prompt_tokens + behaviour.completion_tokens,
+        }
+        self._send_json(
+            200,
+            {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", ""),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": message,
+                        "finish_reason": behaviour.finish_reason,
+                        "logprobs": None,
+                    }
+                ],
+                "usage": usage,
+            },
+        )
 
     def _send_embeddings(self, body: dict[str, Any]) -> None:
         texts = body.get("input", [])
@@ -271,8 +290,15 @@ class _Handler(BaseHTTPRequestHandler):
                 encoded = base64.b64encode(struct.pack(f"<{dim}f", *vector)).decode("ascii")
             data.append({"object": "embedding", "index": index, "embedding": encoded})
         tokens = sum(len(WORD_RE.findall(str(text))) for text in texts)
-        self._send_json(200, {"object": "list", "data": data, "model": body.get("model", ""),
-                              "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
+        self._send_json(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "model": body.get("model", ""),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            },
+        )
 
     def _send_status(self, behaviour: Behaviour) -> None:
         extra = {}

@@ -14,8 +14,11 @@ from tests.ingestion.helpers import make_episode
 CAR_CHAT = [
     {"role": "user", "content": "Hi! I'm looking for a new car, can you help?"},
     {"role": "assistant", "content": "Sure! What are you looking for?"},
-    {"role": "user", "content": "I'm interested in the Toyota Corolla Hybrid. SUVs are too big for me, "
-     "I mostly do city commuting."},
+    {
+        "role": "user",
+        "content": "I'm interested in the Toyota Corolla Hybrid. SUVs are too big for me, "
+        "I mostly do city commuting.",
+    },
     {"role": "assistant", "content": "The Toyota Corolla Hybrid gets 50 mpg, which is great for the city."},
     {"role": "user", "content": "Nice. I want a family car that is hybrid, easy to park and under $30k."},
 ]

@@ -54,8 +54,15 @@ def llm_mode(settings: Any, fake_openai: FakeOpenAIServer) -> Iterator[FakeOpenA
 
 
 def run_chain(episode: Episode) -> Episode:
-    for task in (tasks.persist, tasks.anchor_dates, tasks.extract, tasks.resolve_entities, tasks.reconcile,
-                 tasks.index, tasks.notify):
+    for task in (
+        tasks.persist,
+        tasks.anchor_dates,
+        tasks.extract,
+        tasks.resolve_entities,
+        tasks.reconcile,
+        tasks.index,
+        tasks.notify,
+    ):
         task.apply(args=[str(episode.pk)])
     episode.refresh_from_db()
     return episode
@@ -65,7 +72,9 @@ def porto(project: Project) -> Episode:
     return make_episode(project, [{"role": "user", "content": "I live in Porto with my cat."}])
 
 
-def test_a_good_answer_becomes_memories_and_the_call_is_recorded(project: Project, llm_mode: FakeOpenAIServer) -> None:
+def test_a_good_answer_becomes_memories_and_the_call_is_recorded(
+    project: Project, llm_mode: FakeOpenAIServer
+) -> None:
     llm_mode.answer(GOOD, prompt_tokens=321, completion_tokens=45)
     episode = run_chain(porto(project))
     assert episode.status == "completed"
@@ -111,7 +120,9 @@ def test_a_timeout_is_retried_and_the_episode_completes(project: Project, llm_mo
     assert Memory.objects.filter(project=project).count() == 1
 
 
-def test_a_permanent_error_fails_at_once_without_retries(project: Project, llm_mode: FakeOpenAIServer) -> None:
+def test_a_permanent_error_fails_at_once_without_retries(
+    project: Project, llm_mode: FakeOpenAIServer
+) -> None:
     llm_mode.unauthorized()
     episode = run_chain(porto(project))
     assert episode.status == "failed"

@@ -26,13 +26,23 @@ CONTENTS = [
     "I love the tram 28, and I work at Spotify now.",
 ]
 YESTERDAY = TimeMention(
-    text="yesterday", start_char=33, end_char=42, granularity="day",
-    start=datetime(2024, 3, 11, tzinfo=UTC), end=datetime(2024, 3, 12, tzinfo=UTC),
+    text="yesterday",
+    start_char=33,
+    end_char=42,
+    granularity="day",
+    start=datetime(2024, 3, 11, tzinfo=UTC),
+    end=datetime(2024, 3, 12, tzinfo=UTC),
 )
 EPISODE = EpisodeIn(
     messages=(
-        MessageIn(index=0, role="user", name="Caroline", content=CONTENTS[0], document_date=DAY,
-                  time_mentions=(YESTERDAY,)),
+        MessageIn(
+            index=0,
+            role="user",
+            name="Caroline",
+            content=CONTENTS[0],
+            document_date=DAY,
+            time_mentions=(YESTERDAY,),
+        ),
         MessageIn(index=1, role="assistant", content=CONTENTS[1], document_date=DAY),
         MessageIn(index=2, role="user", name="Caroline", content=CONTENTS[2], document_date=DAY),
     ),
@@ -49,8 +59,10 @@ def _candidate(**overrides: Any) -> dict[str, Any]:
         "subject": "Caroline",
         "predicate": "moved_to",
         "object": "Lisbon",
-        "mentions": [{"name": "Caroline", "type": "person", "role": "subject"},
-                     {"name": "Lisbon", "type": "location", "role": "object"}],
+        "mentions": [
+            {"name": "Caroline", "type": "person", "role": "subject"},
+            {"name": "Lisbon", "type": "location", "role": "object"},
+        ],
         "valid_from": "2024-03-11",
         "confidence": 0.9,
         "importance": 0.8,
@@ -60,8 +72,11 @@ def _candidate(**overrides: Any) -> dict[str, Any]:
 
 
 def _answer(*candidates: dict[str, Any]) -> dict[str, Any]:
-    return {"summary": " Caroline moved to Lisbon. ", "key_learnings": ["Caroline lives in Lisbon.", " "],
-            "candidates": list(candidates)}
+    return {
+        "summary": " Caroline moved to Lisbon. ",
+        "key_learnings": ["Caroline lives in Lisbon.", " "],
+        "candidates": list(candidates),
+    }
 
 
 @pytest.fixture(autouse=True)
@@ -89,9 +104,15 @@ def test_answer_is_mapped_into_candidates(fake_openai: FakeOpenAIServer) -> None
     [candidate] = result.candidates
     assert candidate.claim == "Caroline moved to Lisbon on 2024-03-11."
     assert (candidate.kind, candidate.subject, candidate.predicate, candidate.object) == (
-        "event", "Caroline", "moved_to", "Lisbon")
+        "event",
+        "Caroline",
+        "moved_to",
+        "Lisbon",
+    )
     assert [(m.name, m.type, m.role) for m in candidate.mentions] == [
-        ("Caroline", "person", "subject"), ("Lisbon", "location", "object")]
+        ("Caroline", "person", "subject"),
+        ("Lisbon", "location", "object"),
+    ]
     assert candidate.source_message_indexes == (0,)
     assert _span(candidate) == "I moved to Lisbon yesterday"
     assert candidate.valid_from == datetime(2024, 3, 11, tzinfo=UTC)
@@ -130,17 +151,19 @@ def test_request_uses_the_json_schema_format_the_model_and_the_rendered_episode(
 
 
 def test_unusable_candidates_are_dropped_instead_of_crashing(fake_openai: FakeOpenAIServer) -> None:
-    fake_openai.answer(_answer(
-        _candidate(claim="kept"),
-        _candidate(claim="unknown kind", kind="opinion"),
-        _candidate(claim="unknown type", mentions=[{"name": "Lisbon", "type": "city", "role": "object"}]),
-        _candidate(claim="out of range", source_message_indexes=[0, 7]),
-        _candidate(claim="negative index", source_message_indexes=[-1]),
-        _candidate(claim="no source", source_message_indexes=[]),
-        _candidate(claim="assistant only", source_message_indexes=[1], span_text="300 sunny days"),
-        _candidate(claim="  ", predicate="likes"),
-        _candidate(claim="no predicate", predicate=" - "),
-    ))
+    fake_openai.answer(
+        _answer(
+            _candidate(claim="kept"),
+            _candidate(claim="unknown kind", kind="opinion"),
+            _candidate(claim="unknown type", mentions=[{"name": "Lisbon", "type": "city", "role": "object"}]),
+            _candidate(claim="out of range", source_message_indexes=[0, 7]),
+            _candidate(claim="negative index", source_message_indexes=[-1]),
+            _candidate(claim="no source", source_message_indexes=[]),
+            _candidate(claim="assistant only", source_message_indexes=[1], span_text="300 sunny days"),
+            _candidate(claim="  ", predicate="likes"),
+            _candidate(claim="no predicate", predicate=" - "),
+        )
+    )
 
     result = _extractor(fake_openai).extract(EPISODE)
 
@@ -149,12 +172,20 @@ def test_unusable_candidates_are_dropped_instead_of_crashing(fake_openai: FakeOp
 
 def test_values_are_normalised_clamped_and_parsed(fake_openai: FakeOpenAIServer) -> None:
     odd_role = {"name": "Spotify", "type": "organization", "role": "boss"}
-    fake_openai.answer(_answer(
-        _candidate(subject="User", predicate="Works At", confidence=1.7, importance=-0.2,
-                   valid_from="2024-03", mentions=[odd_role, odd_role]),
-        _candidate(valid_from="sometime last spring"),
-        _candidate(valid_from="2024-03-11T09:00:00+02:00"),
-    ))
+    fake_openai.answer(
+        _answer(
+            _candidate(
+                subject="User",
+                predicate="Works At",
+                confidence=1.7,
+                importance=-0.2,
+                valid_from="2024-03",
+                mentions=[odd_role, odd_role],
+            ),
+            _candidate(valid_from="sometime last spring"),
+            _candidate(valid_from="2024-03-11T09:00:00+02:00"),
+        )
+    )
 
     first, second, third = _extractor(fake_openai).extract(EPISODE).candidates
 
@@ -169,9 +200,11 @@ def test_values_are_normalised_clamped_and_parsed(fake_openai: FakeOpenAIServer)
 def test_span_is_found_in_a_later_source_message_which_then_comes_first(
     fake_openai: FakeOpenAIServer,
 ) -> None:
-    fake_openai.answer(_answer(
-        _candidate(source_message_indexes=[0, 2], span_text='"i WORK at Spotify now"', claim="works"),
-    ))
+    fake_openai.answer(
+        _answer(
+            _candidate(source_message_indexes=[0, 2], span_text='"i WORK at Spotify now"', claim="works"),
+        )
+    )
 
     [candidate] = _extractor(fake_openai).extract(EPISODE).candidates
 
@@ -190,8 +223,14 @@ def test_span_falls_back_to_the_whole_first_message_when_the_quote_is_not_there(
 
 
 def test_named_assistant_speaker_is_kept(fake_openai: FakeOpenAIServer) -> None:
-    episode = EpisodeIn(messages=(MessageIn(index=0, role="assistant", name="Melanie", document_date=DAY,
-                                            content="I paint landscapes."),), received_at=DAY)
+    episode = EpisodeIn(
+        messages=(
+            MessageIn(
+                index=0, role="assistant", name="Melanie", document_date=DAY, content="I paint landscapes."
+            ),
+        ),
+        received_at=DAY,
+    )
     fake_openai.answer(_answer(_candidate(source_message_indexes=[0], span_text="I paint landscapes")))
 
     assert len(_extractor(fake_openai).extract(episode).candidates) == 1
@@ -249,7 +288,7 @@ def test_worked_examples_map_cleanly_with_spans_found_and_assistant_facts_left_o
         assert len(candidates) == len(answer.candidates)
         for candidate, raw in zip(candidates, answer.candidates, strict=True):
             content = episode.messages[candidate.source_message_indexes[0]].content
-            assert content[candidate.span_start:candidate.span_end] == raw.span_text
+            assert content[candidate.span_start : candidate.span_end] == raw.span_text
 
     car_claims = [c.claim for c in map_candidates(WORKED_EXAMPLES[0][1], WORKED_EXAMPLES[0][0])]
     assert set(car_claims) == {

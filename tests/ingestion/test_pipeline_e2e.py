@@ -36,14 +36,24 @@ def wait_for(episode_id: str, status: str = "completed", timeout_s: float = COMP
         if episode.status == "failed":
             pytest.fail(f"episode failed in phase {episode.error_phase}: {episode.error}")
         time.sleep(0.1)
-    pytest.fail(f"episode {episode_id} not {status} after {timeout_s}s: {Episode.objects.get(pk=episode_id).__dict__}")
+    pytest.fail(
+        f"episode {episode_id} not {status} after {timeout_s}s: {Episode.objects.get(pk=episode_id).__dict__}"
+    )
 
 
-def test_add_becomes_memories_with_history_through_a_real_worker(api: APIClient, celery_worker_process: Any) -> None:
+def test_add_becomes_memories_with_history_through_a_real_worker(
+    api: APIClient, celery_worker_process: Any
+) -> None:
     first = wait_for(add(api, "I live in Berlin.", timestamp="2023-01-10T10:00:00Z"))
     assert first.phase_done == EpisodePhase.NOTIFY
     assert set(first.stats["timings_ms"]) == {
-        "persist", "anchor dates", "extract", "resolve entities", "reconcile", "index", "notify"
+        "persist",
+        "anchor dates",
+        "extract",
+        "resolve entities",
+        "reconcile",
+        "index",
+        "notify",
     }
     second = wait_for(add(api, "I moved to Lisbon last month.", timestamp="2023-05-08T10:00:00Z"))
     lisbon = Memory.objects.get(user_id="alice", object_value="Lisbon")
@@ -56,7 +66,9 @@ def test_add_becomes_memories_with_history_through_a_real_worker(api: APIClient,
     assert lisbon.indexed_at is not None and lisbon.embedding is not None
     assert Evidence.objects.get(memory=lisbon).caller_message_ids == ["m1"]
     assert Candidate.objects.get(episode=second).decision == "supersede"
-    events = set(WebhookEvent.objects.filter(payload__episode_id=str(second.pk)).values_list("type", flat=True))
+    events = set(
+        WebhookEvent.objects.filter(payload__episode_id=str(second.pk)).values_list("type", flat=True)
+    )
     assert events == {"episode.completed", "memories.changed"}
 
 

@@ -7,8 +7,8 @@ from typing import Any
 from ingestion import tasks
 from ingestion.phases import MODULES
 from ingestion.phases.reconcile import CONFIDENCE_FLOOR
-from ingestion.runner import run_phase
 from ingestion.pipeline import run_inline
+from ingestion.runner import run_phase
 from memhq.models import Batch, Candidate, Entity, EpisodePhase, Evidence, JournalEntry, Memory, Project
 from tests.ingestion.helpers import make_episode
 
@@ -37,7 +37,11 @@ def test_a_relocation_supersedes_the_old_city_from_the_anchored_date(project: Pr
     assert active(project, "lives_in") == ["Lisbon"]
     berlin = Memory.objects.get(object_value="Berlin")
     lisbon = Memory.objects.get(object_value="Lisbon")
-    assert (berlin.status, berlin.valid_until, berlin.superseded_by_id) == ("superseded", lisbon.valid_from, lisbon.pk)
+    assert (berlin.status, berlin.valid_until, berlin.superseded_by_id) == (
+        "superseded",
+        lisbon.valid_from,
+        lisbon.pk,
+    )
     assert berlin.expired_at is not None
 
 
@@ -56,7 +60,10 @@ def test_the_same_fact_twice_is_reinforced_not_duplicated(project: Project) -> N
     assert memory.confidence > Candidate.objects.filter(memory=memory).first().confidence  # type: ignore[union-attr]
     assert memory.last_seen_at.month == 2
     assert Candidate.objects.get(episode=second).decision == "reinforce"
-    assert sorted(Evidence.objects.filter(memory=memory).values_list("caller_message_ids", flat=True)) == [["a"], ["b"]]
+    assert sorted(Evidence.objects.filter(memory=memory).values_list("caller_message_ids", flat=True)) == [
+        ["a"],
+        ["b"],
+    ]
 
 
 def test_episodes_processed_out_of_order_still_end_right(project: Project) -> None:
@@ -102,9 +109,18 @@ def test_candidates_below_the_confidence_floor_are_rejected_with_a_reason(projec
 
 
 def test_running_every_task_twice_leaves_no_duplicates(project: Project) -> None:
-    episode = make_episode(project, [{"role": "user", "content": "My wife Sara loves hiking. I live in Oslo."}])
-    for task in (tasks.persist, tasks.anchor_dates, tasks.extract, tasks.resolve_entities, tasks.reconcile,
-                 tasks.index, tasks.notify):
+    episode = make_episode(
+        project, [{"role": "user", "content": "My wife Sara loves hiking. I live in Oslo."}]
+    )
+    for task in (
+        tasks.persist,
+        tasks.anchor_dates,
+        tasks.extract,
+        tasks.resolve_entities,
+        tasks.reconcile,
+        tasks.index,
+        tasks.notify,
+    ):
         task.apply(args=[str(episode.pk)])
         task.apply(args=[str(episode.pk)])
     episode.refresh_from_db()

@@ -8,7 +8,12 @@ from memhq.models import Episode, EpisodeMessage, EpisodePhase, Project
 from tests.ingestion.helpers import make_episode
 
 MESSAGES = [
-    {"role": "user", "content": "I moved to Lisbon last month.", "id": "a1", "timestamp": "2023-05-08T13:56:00Z"},
+    {
+        "role": "user",
+        "content": "I moved to Lisbon last month.",
+        "id": "a1",
+        "timestamp": "2023-05-08T13:56:00Z",
+    },
     {"role": "assistant", "content": "How do you like it?", "id": "a2"},
     {"role": "user", "content": "Love it. Yesterday I went surfing.", "name": "Sam"},
 ]

@@ -175,8 +175,13 @@ def test_month_name_in_the_current_month_is_the_current_month() -> None:
     [
         (utc(2023, 5, 7), utc(2023, 5, 8), "day", "on 7 May 2023", "7 May 2023"),
         (utc(2023, 5, 1), utc(2023, 5, 8), "week", "in the week of 1 May 2023", "the week of 1 May 2023"),
-        (utc(2023, 5, 6), utc(2023, 5, 8), "weekend", "on the weekend of 6 May 2023",
-         "the weekend of 6 May 2023"),
+        (
+            utc(2023, 5, 6),
+            utc(2023, 5, 8),
+            "weekend",
+            "on the weekend of 6 May 2023",
+            "the weekend of 6 May 2023",
+        ),
         (utc(2023, 4, 1), utc(2023, 5, 1), "month", "in April 2023", "April 2023"),
         (utc(2023, 6, 1), utc(2023, 9, 1), "season", "in summer 2023", "summer 2023"),
         (utc(2022, 12, 1), utc(2023, 3, 1), "season", "in winter 2022-23", "winter 2022-23"),

@@ -33,7 +33,9 @@ def worker_env(**overrides: str) -> dict[str, str]:
 
 
 @contextmanager
-def celery_process(args: list[str], env: dict[str, str], log: Path, ready: str) -> Iterator[subprocess.Popen[bytes]]:
+def celery_process(
+    args: list[str], env: dict[str, str], log: Path, ready: str
+) -> Iterator[subprocess.Popen[bytes]]:
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", *args],

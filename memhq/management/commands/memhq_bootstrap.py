@@ -54,7 +54,9 @@ class Command(BaseCommand):
             user_model.objects.create_superuser(ADMIN_USERNAME, "", password)
             password_file.write_text(password)
             password_file.chmod(0o600)
-        key = key_file.read_text() if key_file.exists() else "(created elsewhere; make one with memhq_project)"
+        key = (
+            key_file.read_text() if key_file.exists() else "(created elsewhere; make one with memhq_project)"
+        )
         password = password_file.read_text() if password_file.exists() else "(set elsewhere)"
         self.stdout.write(
             f"\nMemHQ is starting on http://127.0.0.1:8000\n"

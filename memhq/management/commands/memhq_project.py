@@ -1,8 +1,8 @@
 """Projects and API keys from the command line. A key's secret is printed once and never stored.
 
-    manage.py memhq_project create NAME
-    manage.py memhq_project key create PROJECT_NAME [--name LABEL]
-    manage.py memhq_project key revoke KEY_PREFIX
+manage.py memhq_project create NAME
+manage.py memhq_project key create PROJECT_NAME [--name LABEL]
+manage.py memhq_project key revoke KEY_PREFIX
 """
 
 from __future__ import annotations

@@ -1,0 +1,43 @@
+"""Benchmarks: ``manage.py memhq_bench <benchmark> [options]``; ``manage.py memhq_bench <benchmark> -h``.
+
+Each benchmark is one module under memhq/bench/ with ``HELP``, ``add_arguments(parser)`` and
+``run(options, write) -> dict``; this command only dispatches.
+"""
+
+from __future__ import annotations
+
+from argparse import ArgumentParser
+from importlib import import_module
+from typing import Any, Protocol, cast
+
+from django.core.management.base import BaseCommand, CommandError
+
+BENCHMARKS = {"add": "memhq.bench.add"}
+
+
+class Benchmark(Protocol):
+    HELP: str
+
+    def add_arguments(self, parser: ArgumentParser) -> None: ...
+
+    def run(self, options: dict[str, Any], write: Any) -> dict[str, Any]: ...
+
+
+def benchmark(name: str) -> Benchmark:
+    return cast(Benchmark, import_module(BENCHMARKS[name]))
+
+
+class Command(BaseCommand):
+    help = __doc__
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        sub = parser.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+        for name in BENCHMARKS:
+            module = benchmark(name)
+            module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.HELP))
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            benchmark(options["benchmark"]).run(options, self.stdout.write)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
