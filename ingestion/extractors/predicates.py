@@ -10,7 +10,8 @@ Choices recorded here:
 * **Relocations are ``lives_in``.** "I moved to Lisbon" is an *event* candidate whose predicate is
   ``lives_in`` (valid from the move), so it supersedes an earlier "lives in Berlin".
 * **``works_on`` is the line of work / product / market the subject is on right now** and is single-valued:
-  "I work on B2B SaaS" then "we pivoted to B2C" gives ``works_on=B2C``, which supersedes ``works_on=B2B SaaS``.
+  "I work on B2B SaaS" then "we pivoted to B2C" gives ``works_on=B2C``, which supersedes
+  ``works_on=B2B SaaS``.
   Work that is explicitly *additional* ("I also work on a side project") is ``side_project``, which is
   multi-valued, so it never displaces the main line of work.
 * **``job`` means the job title** (``job_title``); the employer is ``works_at``.
@@ -180,7 +181,9 @@ STRONG_OBJECT_TYPES: Final[frozenset[str]] = frozenset(
 )
 
 #: favorite_<x> objects by kind of thing; anything else is a concept.
-_FAVORITE_MEDIA: Final = frozenset({"book", "movie", "film", "show", "series", "song", "album", "band", "game"})
+_FAVORITE_MEDIA: Final = frozenset(
+    {"book", "movie", "film", "show", "series", "song", "album", "band", "game", "novel", "podcast"}
+)
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 

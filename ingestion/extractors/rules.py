@@ -25,8 +25,13 @@ from typing import Final
 from spacy.tokens import Doc, Span
 
 from ingestion.extractors.base import CandidateOut, EpisodeIn, ExtractionResult, MessageIn
-from ingestion.extractors.rules_candidates import MessageContext, as_plan, build_candidate, is_future
-from ingestion.extractors.rules_candidates import CHANGE_PREDICATES
+from ingestion.extractors.rules_candidates import (
+    CHANGE_PREDICATES,
+    MessageContext,
+    as_plan,
+    build_candidate,
+    is_future,
+)
 from ingestion.extractors.rules_clauses import Clause, split_clauses
 from ingestion.extractors.rules_filters import is_chatter, is_question
 from ingestion.extractors.rules_grammar import Fact
@@ -86,9 +91,8 @@ def _sentence_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) 
         out += _clause_candidates(clause, ctx)
     for rel in relation_facts(sent):
         tokens = tuple(t for t in sent if rel.start_char <= t.idx < rel.end_char)
-        cand = build_candidate(
-            ctx, rel.fact, ctx.speakers.subject, tokens, (rel.start_char, rel.end_char), clause=None, primary=False
-        )
+        span = (rel.start_char, rel.end_char)
+        cand = build_candidate(ctx, rel.fact, ctx.speakers.subject, tokens, span, clause=None, primary=False)
         if cand is not None:
             out.append(cand)
     return out

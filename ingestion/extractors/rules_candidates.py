@@ -22,7 +22,7 @@ from typing import Final
 
 from spacy.tokens import Token
 
-from ingestion.extractors.base import CandidateOut, MessageIn, Mention
+from ingestion.extractors.base import CandidateOut, Mention, MessageIn
 from ingestion.extractors.predicates import normalise_predicate
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_filters import hedged

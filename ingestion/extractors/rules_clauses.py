@@ -48,6 +48,7 @@ DISCOURSE_OPENERS: Final = frozenset(
 )
 #: Longest "label:" prefix trimmed from a clause start ("Quick update:").
 MAX_LABEL_TOKENS: Final = 3
+LABEL_MARKS: Final = frozenset({":", "-", "—"})
 _TRAILING_ADDITIVES: Final = frozenset({"too", "either", "also"})
 _TRIM_POS: Final = frozenset({"PUNCT", "CCONJ", "SCONJ", "INTJ", "SPACE", "SYM"})
 #: Dependencies of a name that is an argument, not a vocative.
@@ -140,8 +141,9 @@ def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
     toks = [t for t in tokens if not is_vocative(t, names)]
     while toks:
         first = toks[0]
-        label = next((k for k, t in enumerate(toks[:MAX_LABEL_TOKENS + 1]) if t.text in (":", "-", "—")), None)
-        if label is not None and not any(t.pos_ in ("VERB", "AUX") or t.dep_ in SUBJECT_DEPS for t in toks[:label]):
+        label = next((k for k, t in enumerate(toks[: MAX_LABEL_TOKENS + 1]) if t.text in LABEL_MARKS), None)
+        prefix = toks[:label] if label is not None else []
+        if label is not None and not any(t.pos_ in ("VERB", "AUX") or t.dep_ in SUBJECT_DEPS for t in prefix):
             toks = toks[label + 1 :]  # "Update: I moved ...", "Heads up - I went vegan"
         elif tuple(t.lower_ for t in toks[:2]) in DISCOURSE_OPENERS:
             toks = toks[2:]  # "Big news, I ...", "Guess what, I ..."

@@ -22,8 +22,10 @@ from typing import Final
 
 from spacy.tokens import Span, Token
 
+from ingestion.extractors.rules_lexicon import words
+
 #: Words that make up greetings, thanks, acknowledgements and filler.
-CHATTER_WORDS: Final = frozenset(
+CHATTER_WORDS: Final = words(
     """
     hi hello hey heya hiya yo howdy greetings morning evening afternoon night good bye goodbye cya later
     soon talk care cheers thanks thank thx ty tysm you ya u so much very really lot a lots all for it that
@@ -34,7 +36,7 @@ CHATTER_WORDS: Final = frozenset(
     fine well alright glad happy hear to too same here there np problem welcome congrats congratulations
     love like omg omw btw anyway anyways again also just still now then and but the an of on in what
     haha! please thx! xoxo hug hugs yay woohoo
-    """.split()
+    """
 )
 
 #: Whole-sentence filler that the word test would not catch on its own.
@@ -85,13 +87,13 @@ LIGHT_VERBS: Final = frozenset(
 )
 
 #: Adjectives for passing moods and states: not worth a memory on their own ("I'm so tired").
-PASSING_STATES: Final = frozenset(
+PASSING_STATES: Final = words(
     """
     tired exhausted excited happy sad bored busy sorry glad thrilled stoked nervous stressed ready hungry
     thirsty sleepy upset angry mad annoyed worried scared afraid curious proud grateful thankful blessed
     lucky jealous confused surprised shocked relieved calm okay ok fine good great awesome amazing cool nice
     sure certain free late early back off sick ill better worse lonely pumped psyched keen fun
-    """.split()
+    """
 )
 
 #: Time words that never make a clause worth keeping on their own ("I'm so tired today").
@@ -159,10 +161,10 @@ def substantive_count(tokens: Iterable[Token], subject: Token | None) -> int:
             continue
         if t.ent_type_ in ("DATE", "TIME") or t.lower_ in TIME_WORDS:
             continue
-        if t.pos_ in SUBSTANTIVE_POS and t.lower_ not in CHATTER_WORDS:
+        noun = t.pos_ in SUBSTANTIVE_POS and t.lower_ not in CHATTER_WORDS
+        verb = t.pos_ == "VERB" and t.lemma_.lower() not in LIGHT_VERBS
+        # adjectives that are lasting traits count ("left-handed", "diabetic", "retired"), moods do not
+        trait = t.pos_ == "ADJ" and t.lower_ not in CHATTER_WORDS and t.lower_ not in PASSING_STATES
+        if noun or verb or trait:
             count += 1
-        elif t.pos_ == "VERB" and t.lemma_.lower() not in LIGHT_VERBS:
-            count += 1
-        elif t.pos_ == "ADJ" and t.lower_ not in CHATTER_WORDS and t.lower_ not in PASSING_STATES:
-            count += 1  # "left-handed", "diabetic", "retired"
     return count

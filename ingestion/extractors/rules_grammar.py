@@ -118,7 +118,7 @@ def names_attached(tok: Token) -> list[tuple[Token, ...]]:
             found.extend(g for g in c.children if g.dep_ in NAME_SLOT_DEPS and g.pos_ == "PROPN")
     if tok.dep_ == "compound" and tok.head.pos_ == "PROPN":
         found.append(tok.head)  # "my friend Tom" parsed as compound(Tom, friend)
-    out: list[Token] = []
+    out: list[tuple[Token, ...]] = []
     for name in found:
         out.append(name_of(name))
         out.extend(name_of(c) for c in name.children if c.dep_ == "conj" and c.pos_ == "PROPN")

@@ -9,10 +9,18 @@ from __future__ import annotations
 
 from typing import Final
 
+
+def words(text: str) -> frozenset[str]:
+    """A word set written as whitespace-separated text (keeps long lists readable)."""
+    return frozenset(text.split())
+
+
 #: Relationship nouns → predicate.
 RELATION_NOUNS: Final[dict[str, str]] = {
     **dict.fromkeys(("wife", "husband", "spouse"), "spouse"),
-    **dict.fromkeys(("boyfriend", "girlfriend", "partner", "fiance", "fiancee", "fiancé", "fiancée"), "partner"),
+    **dict.fromkeys(
+        ("boyfriend", "girlfriend", "partner", "fiance", "fiancee", "fiancé", "fiancée"), "partner"
+    ),
     **dict.fromkeys(("sister", "brother", "sibling", "twin"), "sibling"),
     **dict.fromkeys(("son", "daughter", "kid", "child", "baby", "children", "kids"), "has_child"),
     **dict.fromkeys(("mom", "mother", "mum", "dad", "father", "parent", "parents"), "parent"),
@@ -22,16 +30,20 @@ RELATION_NOUNS: Final[dict[str, str]] = {
         "relative",
     ),
     **dict.fromkeys(("friend", "buddy", "bff", "bestie", "pal", "roommate", "flatmate"), "friend"),
-    **dict.fromkeys(("colleague", "coworker", "co-worker", "boss", "manager", "teammate", "cofounder"), "colleague"),
+    **dict.fromkeys(
+        ("colleague", "coworker", "co-worker", "boss", "manager", "teammate", "cofounder"), "colleague"
+    ),
     "mentor": "mentor",
 }
 
 #: Pets (lemmas).
-PET_NOUNS: Final = frozenset(
-    {"dog", "cat", "puppy", "kitten", "hamster", "rabbit", "bunny", "parrot", "bird", "fish", "turtle",
-     "tortoise", "horse", "pony", "guinea", "snake", "lizard", "gecko", "ferret", "pup", "goldfish", "chinchilla",
-     "greyhound", "labrador", "retriever", "poodle", "terrier", "beagle", "husky", "bulldog", "corgi", "dachshund",
-     "spaniel", "collie", "pug", "chihuahua", "budgie", "canary", "cockatiel", "iguana", "axolotl"}
+PET_NOUNS: Final = words(
+    """
+    dog cat puppy kitten hamster rabbit bunny parrot bird fish turtle tortoise horse pony guinea snake lizard
+    gecko ferret pup goldfish chinchilla greyhound labrador retriever poodle terrier beagle husky bulldog
+    corgi
+    dachshund spaniel collie pug chihuahua budgie canary cockatiel iguana axolotl
+    """
 )
 
 #: Diets, as adjectives or nouns ("I'm vegan", "I'm a vegetarian", "I went vegan").
@@ -47,7 +59,7 @@ RELATIONSHIP_STATUSES: Final = frozenset({"married", "single", "engaged", "divor
 INTEREST_ADJECTIVES: Final = frozenset({"interested", "keen", "passionate", "curious", "fascinated"})
 
 #: Occupation nouns (heads of "I'm a data engineer", "I work as a nurse").
-OCCUPATIONS: Final = frozenset(
+OCCUPATIONS: Final = words(
     """
     teacher nurse doctor physician engineer developer programmer designer lawyer attorney accountant manager
     consultant writer author artist painter musician singer chef cook scientist researcher professor
@@ -58,16 +70,16 @@ OCCUPATIONS: Final = frozenset(
     actress student accountant banker broker realtor baker butcher tailor translator interpreter
     administrator assistant receptionist secretary technician scientist biologist chemist physicist
     mathematician economist marketer recruiter producer director streamer youtuber blogger influencer
-    """.split()
+    """
 )
 
 #: Things one owns ("I have a car", "I bought a new laptop").
-OWNABLE_NOUNS: Final = frozenset(
+OWNABLE_NOUNS: Final = words(
     """
     car bike bicycle motorcycle motorbike scooter truck van suv boat house home apartment flat condo cabin
     laptop computer pc phone iphone tablet ipad camera guitar piano violin drum drums keyboard console tv
     watch kindle printer drone
-    """.split()
+    """
 )
 
 #: Nouns naming a job, for "got a job at X" / "started a new role as Y".
@@ -85,7 +97,7 @@ GROUP_NOUNS: Final = frozenset(
 )
 
 #: Nouns that stand for the speaker's own business ("our startup pivoted to B2C" is about the speaker).
-SPEAKER_BUSINESS_NOUNS: Final = frozenset({"company", "startup", "business", "firm", "product", "team", "agency"})
+SPEAKER_BUSINESS_NOUNS: Final = words("company startup business firm product team agency")
 
 #: Words making an extra line of work additional rather than a replacement ("I also work on ...").
 ADDITIVE_WORDS: Final = frozenset({"also", "too", "additionally", "side"})

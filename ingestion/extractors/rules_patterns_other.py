@@ -19,9 +19,18 @@ from typing import Final
 
 from spacy.tokens import Token
 
+from ingestion.extractors.base import Kind
 from ingestion.extractors.predicates import favorite_predicate
 from ingestion.extractors.rules_clauses import Clause
-from ingestion.extractors.rules_grammar import Fact, children, core, first_child, names_attached, phrase
+from ingestion.extractors.rules_grammar import (
+    Fact,
+    children,
+    core,
+    first_child,
+    names_attached,
+    phrase,
+    text_of,
+)
 from ingestion.extractors.rules_lexicon import (
     DIETS,
     RELATION_NOUNS,
@@ -46,6 +55,7 @@ POSSESSION_SUBJECTS: Final = {
 }
 OPINION_VERBS: Final = frozenset({"be", "seem", "look", "sound", "feel", "get"})
 OPINION_PREPS: Final = frozenset({"for", "to"})
+OPINION_TEMPLATE: Final = "{s} finds {o}."
 SPEAKER_OBJECTS: Final = frozenset({"me", "us"})
 
 
@@ -78,11 +88,12 @@ def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> 
         pred = POSSESSION_SUBJECTS[noun]
         if pred == "diet" and value.lower_ not in DIETS:
             return speakers.subject, []
-        return speakers.subject, [Fact(pred, "preference" if pred == "likes" else "fact", phrase(value, clause))]
+        kind: Kind = "preference" if pred == "likes" else "fact"
+        return speakers.subject, [Fact(pred, kind, phrase(value, clause))]
     if noun in RELATION_NOUNS and value is not None and value.pos_ == "PROPN":
         return speakers.subject, []  # "my wife is Sara": a relationship, see rules_relations
     names = names_attached(subj)
-    owner = " ".join(t.text for t in names[0]) if names else f"{display_owner} {' '.join(t.text for t in core(subj))}"
+    owner = text_of(names[0]) if names else f"{display_owner} {text_of(core(subj))}"
     return owner, speaker_facts(clause)
 
 
@@ -99,7 +110,8 @@ def _opinion(clause: Clause) -> Fact | None:
             ):
                 skip = {t.i for t in prep.subtree}
                 adj_tokens = tuple(t for t in adj.subtree if t.i not in skip)
-                return Fact("finds", "preference", (*phrase(subj, clause), *adj_tokens), template="{s} finds {o}.")
+                value = (*phrase(subj, clause), *adj_tokens)
+                return Fact("finds", "preference", value, template=OPINION_TEMPLATE)
     return None
 
 

@@ -13,6 +13,7 @@ from typing import Final
 
 from spacy.tokens import Span, Token
 
+from ingestion.extractors.base import Kind
 from ingestion.extractors.rules_grammar import Fact, first_child, name_of, names_attached
 from ingestion.extractors.rules_lexicon import PET_NOUNS, RELATION_NOUNS
 
@@ -54,7 +55,18 @@ def _names(noun: Token) -> list[tuple[Token, ...]]:
         value = first_child(head, "attr", "acomp")
         if value is not None and value.pos_ == "PROPN":
             names.append(name_of(value))
+    if not names and noun.i + 1 < len(noun.doc):
+        nxt = noun.doc[noun.i + 1]  # "with my wife Sara" mis-parsed: Sara hangs off the verb
+        if nxt.pos_ == "PROPN" and nxt.ent_type_ in ("", "PERSON"):
+            names.append(_adjacent_name(nxt))
     return names
+
+
+def _adjacent_name(first: Token) -> tuple[Token, ...]:
+    toks = [first]
+    while toks[-1].i + 1 < len(first.doc) and first.doc[toks[-1].i + 1].pos_ == "PROPN":
+        toks.append(first.doc[toks[-1].i + 1])
+    return tuple(toks)
 
 
 def _template(pred: str, noun: Token) -> str:
@@ -75,7 +87,7 @@ def relation_facts(sent: Span) -> list[RelationFact]:
         pred = _predicate_for(noun)
         if pred is None:
             continue
-        kind = "fact" if pred == "has_pet" else "relationship"
+        kind: Kind = "fact" if pred == "has_pet" else "relationship"
         for name in _names(noun):
             tokens = sorted({*name, noun}, key=lambda t: t.i)
             start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)

@@ -48,7 +48,8 @@ _THIRD_PERSON: Final = {
 }
 #: Verbs whose simple past is their base form; the tagger often reads them as present.
 SAME_PAST_FORMS: Final = frozenset(
-    {"quit", "put", "set", "cut", "hit", "let", "read", "cost", "hurt", "shut", "spread", "bet", "split", "upset"}
+    {"quit", "put", "set", "cut", "hit", "let", "read", "cost", "hurt", "shut", "spread", "bet", "split",
+     "upset"}
 )
 _CONTRACTIONS: Final = {"'ll": "will", "ll": "will"}
 _CLITICS: Final = frozenset({"m", "re", "ve", "ll", "d", "s"})

@@ -19,9 +19,10 @@ from typing import Final
 from spacy.tokens import Doc
 
 from ingestion.extractors.base import CandidateOut
-from ingestion.extractors.rules_filters import CHATTER_WORDS
 from ingestion.extractors.rules_clauses import is_vocative
+from ingestion.extractors.rules_filters import CHATTER_WORDS
 from ingestion.extractors.rules_grammar import core, text_of
+from ingestion.extractors.rules_lexicon import words
 from ingestion.extractors.rules_mentions import LABEL_TYPES, clean_name, looks_named
 
 TOPIC_TERMS: Final = 6
@@ -30,12 +31,12 @@ KEY_LEARNINGS: Final = 5
 ENTITY_WEIGHT: Final = 2
 CENTRALITY_WEIGHT: Final = 0.3
 #: Nouns too vague to name a topic.
-VAGUE_NOUNS: Final = frozenset(
+VAGUE_NOUNS: Final = words(
     """
     thing things stuff lot lots time times day days way bit kind sort type people guy guys one ones week
     weeks month months year years today yesterday tomorrow moment something anything everything nothing
     question questions help idea ideas fun chat news update
-    """.split()
+    """
 )
 NUMERIC_LABELS: Final = frozenset({"DATE", "TIME", "MONEY", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT"})
 _NON_TOPIC_POS: Final = frozenset({"PRON", "DET", "NUM", "SYM", "PUNCT"})
@@ -78,9 +79,9 @@ def topic_terms(docs: Sequence[Doc], skip: set[str]) -> list[str]:
                 named = any(t.ent_type_ in LABEL_TYPES for t in words)
                 add(text_of(words), ENTITY_WEIGHT if named else 1)
         for ent in doc.ents:
-            if ent.label_ in LABEL_TYPES and not covered & set(range(ent.start, ent.end)) and looks_named(ent):
-                if not is_vocative(ent.root):
-                    add(ent.text, ENTITY_WEIGHT)
+            fresh = not covered & set(range(ent.start, ent.end))
+            if ent.label_ in LABEL_TYPES and fresh and looks_named(ent) and not is_vocative(ent.root):
+                add(ent.text, ENTITY_WEIGHT)
     ranked = sorted(counts, key=lambda k: (-counts[k], order[k]))
     # a term that is part of a longer kept term adds nothing ("Corolla Hybrid" inside "Toyota Corolla Hybrid")
     kept: list[str] = []

@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from django.db.models import Q
 
 from ingestion.extractors.base import USER_SUBJECT
 from ingestion.runner import PhaseOutcome
 from memhq.ai.provider import get_embedder
-from memhq.models import Candidate, Episode
-from memhq.services.entities import entity_resolve
+from memhq.models import Candidate, Entity, Episode
+from memhq.services.entities import entity_resolve, normalize_name
 from memhq.services.locks import LockNamespace, lock_user
 
 
@@ -38,12 +39,25 @@ def mentions_of(candidate: Candidate) -> list[dict[str, str]]:
 
 
 def compute(episode: Episode) -> Resolution:
+    """Embed only the names that no entity of the user carries yet: the others resolve by exact match."""
     candidates = list(Candidate.objects.filter(episode=episode).order_by("ordinal"))
     for candidate in candidates:
         candidate.mentions = mentions_of(candidate)
-    names = sorted({mention["name"] for candidate in candidates for mention in candidate.mentions})
-    vectors = get_embedder().embed(names) if names else np.zeros((0, 0), dtype=np.float32)
-    return Resolution(candidates=candidates, vectors=dict(zip(names, vectors, strict=True)))
+    names = {mention["name"] for candidate in candidates for mention in candidate.mentions}
+    known = known_names(episode, {normalize_name(name) for name in names})
+    unknown = sorted(name for name in names if normalize_name(name) not in known)
+    vectors = get_embedder().embed(unknown) if unknown else np.zeros((0, 0), dtype=np.float32)
+    return Resolution(candidates=candidates, vectors=dict(zip(unknown, vectors, strict=True)))
+
+
+def known_names(episode: Episode, normalized: set[str]) -> set[str]:
+    rows = Entity.objects.filter(
+        Q(normalized_name__in=normalized) | Q(normalized_aliases__overlap=list(normalized)),
+        project_id=episode.project_id,
+        user_id=episode.user_id,
+        merged_into__isnull=True,
+    ).values_list("normalized_name", "normalized_aliases")
+    return {name for row_name, aliases in rows for name in (row_name, *aliases)} & normalized
 
 
 def store(episode: Episode, data: Resolution) -> PhaseOutcome:

@@ -1,0 +1,151 @@
+"""The rules extractor's pieces: third-person rewriting, dates, predicates and kinds, entity types, scores."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from ingestion.extractors.base import EpisodeIn, MessageIn, TimeMention
+from ingestion.extractors.rules_nlp import get_nlp
+from ingestion.extractors.rules_rewrite import Renderer, Speakers, third_person
+from tests.ingestion.rules_support import DOC_DATE, EXTRACTOR, one, say
+
+# -- rewriting to a third-person claim ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("verb", "expected"),
+    [("love", "loves"), ("study", "studies"), ("go", "goes"), ("watch", "watches"), ("play", "plays"),
+     ("'m", "is"), ("have", "has"), ("do", "does"), ("were", "was")],
+)
+def test_third_person(verb: str, expected: str) -> None:
+    assert third_person(verb) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm sure my sister loves our dog.", "Caroline is sure Caroline's sister loves Caroline's dog."),
+        ("I don't like it when you cancel.", "Caroline doesn't like it when Melanie cancels."),
+        ("We were in Rome and I've been to Milan.", "Caroline was in Rome and Caroline has been to Milan."),
+        ("I'd love to see your paintings.", "Caroline would love to see Melanie's paintings."),
+    ],
+)
+def test_pronouns_are_rewritten_to_the_speaker_and_the_other_person(text: str, expected: str) -> None:
+    doc = get_nlp()(text)
+    renderer = Renderer(doc, Speakers.for_message("Caroline", other="Melanie"))
+    assert renderer.render(list(doc)) == expected
+
+
+def test_unnamed_user_is_written_user_and_you_is_the_assistant() -> None:
+    doc = get_nlp()("I told you my address.")
+    speakers = Speakers.for_message(None, other="the assistant")
+    assert speakers.subject == "user"
+    assert Renderer(doc, speakers).render(list(doc)) == "User told the assistant User's address."
+
+
+def test_named_speakers_are_the_subjects_of_their_ownclaims() -> None:
+    result = say(("user", "I moved to Lisbon last month.", "Ana"), ("user", "I moved to Oslo in March.", "Ben"))
+    by_subject = {c.subject: c for c in result.candidates}
+    assert by_subject["Ana"].object == "Lisbon" and by_subject["Ben"].object == "Oslo"
+    assert ("Ana", "person", "subject") in [(m.name, m.type, m.role) for m in by_subject["Ana"].mentions]
+
+
+# -- dates -------------------------------------------------------------------------------------------------
+
+
+def _mention(text: str, content: str, start: datetime, end: datetime, granularity: str) -> TimeMention:
+    at = content.index(text)
+    return TimeMention(text, at, at + len(text), start, end, granularity)  # type: ignore[arg-type]
+
+
+def test_resolved_time_mentions_replace_relative_dates_and_set_valid_from() -> None:
+    content = "I went to a jazz concert yesterday."
+    day = datetime(2024, 5, 9, tzinfo=UTC)
+    mention = _mention("yesterday", content, day, datetime(2024, 5, 10, tzinfo=UTC), "day")
+    message = MessageIn(0, "user", content, DOC_DATE, None, None, (mention,))
+    (cand,) = EXTRACTOR.extract(EpisodeIn((message,), DOC_DATE)).candidates
+    assert cand.claim == "User went to a jazz concert on 9 May 2024."
+    assert cand.kind == "event" and cand.valid_from == day
+
+
+def test_a_date_after_since_keeps_its_bare_form() -> None:
+    content = "I've lived in Berlin since 2019."
+    start = datetime(2019, 1, 1, tzinfo=UTC)
+    mention = _mention("2019", content, start, datetime(2020, 1, 1, tzinfo=UTC), "year")
+    message = MessageIn(0, "user", content, DOC_DATE, None, None, (mention,))
+    (cand,) = EXTRACTOR.extract(EpisodeIn((message,), DOC_DATE)).candidates
+    assert cand.claim == "User has lived in Berlin since 2019."
+    assert (cand.predicate, cand.object, cand.valid_from) == ("lives_in", "Berlin", start)
+
+
+def test_a_relocation_is_an_event_valid_from_the_mentioned_month() -> None:
+    (cand,) = one("I moved to Lisbon last month.")
+    assert (cand.kind, cand.predicate, cand.object) == ("event", "lives_in", "Lisbon")
+    assert cand.claim == "User moved to Lisbon in April 2024."
+    assert cand.valid_from == datetime(2024, 4, 1, tzinfo=UTC)
+
+
+def test_a_future_move_is_a_plan_without_valid_from() -> None:
+    (cand,) = one("I'm moving to Austin next month.")
+    assert (cand.kind, cand.predicate, cand.object, cand.valid_from) == ("decision", "plans_to", "move to Austin", None)
+
+
+# -- kinds, predicates, entity types, scores ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "predicate", "kind"),
+    [
+        ("I live in Berlin.", "lives_in", "fact"),
+        ("I love sushi.", "likes", "preference"),
+        ("I hate olives.", "dislikes", "preference"),
+        ("My favourite book is Dune.", "favorite_book", "preference"),
+        ("I decided to learn Spanish.", "decided", "decision"),
+        ("I'm going to learn Spanish.", "plans_to", "decision"),
+        ("I married Sara in 2020.", "spouse", "relationship"),
+        ("My wife Sara is a doctor.", "spouse", "relationship"),
+        ("I visited Iceland last summer.", "visited", "event"),
+        ("I painted a sunrise last week.", "paint", "event"),
+        ("I'm allergic to peanuts.", "allergic_to", "fact"),
+    ],
+)
+def test_kinds_and_predicates(text: str, predicate: str, kind: str) -> None:
+    found = {(c.predicate, c.kind) for c in one(text)}
+    assert (predicate, kind) in found, found
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "etype"),
+    [
+        ("I live in Berlin.", "Berlin", "location"),
+        ("I work at Google.", "Google", "organization"),
+        ("My wife Sara loves hiking.", "Sara", "person"),
+        ("My favourite book is Dune.", "Dune", "media"),
+        ("I love hiking.", "hiking", "concept"),
+        ("I bought a used Honda Civic.", "Honda Civic", "product"),
+    ],
+)
+def test_entity_mentions_have_types(text: str, name: str, etype: str) -> None:
+    mentions = {(m.name, m.type) for c in one(text) for m in c.mentions}
+    assert (name, etype) in mentions, mentions
+
+
+def test_hedges_lower_confidence() -> None:
+    (sure,) = one("I'm moving to Denver next year.")
+    (hedged,) = one("Maybe I'm moving to Denver next year.")
+    assert hedged.confidence < sure.confidence
+
+
+def test_core_facts_are_more_important_than_generic_ones() -> None:
+    (allergy,) = one("I'm allergic to peanuts.")
+    (generic,) = one("I painted a sunrise last week.")
+    assert allergy.importance > generic.importance
+
+
+def test_relationship_names_become_person_mentions_and_their_ownclaims() -> None:
+    cands = one("I went hiking with my wife Sara yesterday.")
+    rel = next(c for c in cands if c.kind == "relationship")
+    assert (rel.predicate, rel.object, rel.claim) == ("spouse", "Sara", "User's wife is Sara.")
+    assert ("Sara", "person", "object") in [(m.name, m.type, m.role) for m in rel.mentions]
