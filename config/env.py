@@ -61,6 +61,17 @@ def env_list(name: str, default: str) -> list[str]:
     return [part.strip() for part in os.environ.get(name, default).split(",") if part.strip()]
 
 
+def seconds_list(name: str, items: list[str]) -> list[float]:
+    """``env_list`` items as non-negative seconds, e.g. a retry schedule."""
+    try:
+        values = [float(item) for item in items]
+    except ValueError as exc:
+        raise ConfigError(f"{name} must be comma-separated seconds, got {','.join(items)!r}") from exc
+    if any(value < 0 for value in values):
+        raise ConfigError(f"{name} may not hold negative seconds")
+    return values
+
+
 @dataclass(frozen=True)
 class DatabaseUrl:
     name: str

@@ -13,6 +13,7 @@ from config.env import (
     env_list,
     env_str,
     parse_database_url,
+    seconds_list,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -64,6 +65,9 @@ TEMPLATES = [
     }
 ]
 
+# pgvector HNSW, set per connection: iterative scans keep returning rows until k rows pass the per-user
+# filter (so a filtered kNN never comes back short), and the candidate list size of each scan.
+MEMHQ_HNSW_EF_SEARCH = env_int("MEMHQ_HNSW_EF_SEARCH", 64)
 _db = parse_database_url(env_str("DATABASE_URL", "postgresql://postgres@localhost:5432/memhq"))
 DATABASES = {
     "default": {
@@ -73,7 +77,10 @@ DATABASES = {
         "PASSWORD": _db.password,
         "HOST": _db.host,
         "PORT": _db.port,
-        "OPTIONS": _db.options,
+        "OPTIONS": {
+            **_db.options,
+            "options": f"-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search={MEMHQ_HNSW_EF_SEARCH}",
+        },
         "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 300),
         "CONN_HEALTH_CHECKS": True,
         "TEST": {"NAME": env_str("DATABASE_TEST_NAME", f"test_{_db.name}")},
@@ -157,6 +164,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ingestion.outbox_sweep",
         "schedule": env_float("MEMHQ_OUTBOX_SWEEP_EVERY_S", 10.0),
     },
+    "webhooks-sweep": {
+        "task": "webhooks.sweep",
+        "schedule": env_float("MEMHQ_WEBHOOKS_SWEEP_EVERY_S", 5.0),
+    },
 }
 
 # Ingestion (DESIGN §3).
@@ -174,8 +185,22 @@ MEMHQ_TASK_RETRY_BACKOFF_MAX_S = env_int("MEMHQ_TASK_RETRY_BACKOFF_MAX_S", 300)
 MEMHQ_STALL_TIMEOUT_S = env_int("MEMHQ_STALL_TIMEOUT_S", 300)
 MEMHQ_QUEUED_GRACE_S = env_int("MEMHQ_QUEUED_GRACE_S", 30)
 
+# Retrieval (DESIGN §5).
+MEMHQ_RRF_K = env_int("MEMHQ_RRF_K", 60)
+
 # Webhooks: deliveries to private/loopback addresses are refused unless allowed (tests allow loopback).
 MEMHQ_WEBHOOKS_ALLOW_PRIVATE = env_bool("MEMHQ_WEBHOOKS_ALLOW_PRIVATE", False)
+MEMHQ_WEBHOOKS_TIMEOUT_S = env_float("MEMHQ_WEBHOOKS_TIMEOUT_S", 15.0)
+# Seconds to wait after the 1st, 2nd, … failed attempt (Standard Webhooks' schedule); then it is dead.
+MEMHQ_WEBHOOKS_RETRY_SCHEDULE_S = seconds_list(
+    "MEMHQ_WEBHOOKS_RETRY_SCHEDULE_S",
+    env_list("MEMHQ_WEBHOOKS_RETRY_SCHEDULE_S", "5,300,1800,7200,18000,36000,50400,72000,86400"),
+)
+MEMHQ_WEBHOOKS_RETRY_JITTER = env_float("MEMHQ_WEBHOOKS_RETRY_JITTER", 0.1)  # each delay × (1 ± this)
+MEMHQ_WEBHOOKS_RETRY_AFTER_MAX_S = env_float("MEMHQ_WEBHOOKS_RETRY_AFTER_MAX_S", 86400.0)
+MEMHQ_WEBHOOKS_REQUEUE_AFTER_S = env_float("MEMHQ_WEBHOOKS_REQUEUE_AFTER_S", 60.0)
+MEMHQ_WEBHOOKS_SECRET_ROTATION_GRACE_S = env_float("MEMHQ_WEBHOOKS_SECRET_ROTATION_GRACE_S", 86400.0)
+MEMHQ_WEBHOOKS_MAX_ENDPOINTS = env_int("MEMHQ_WEBHOOKS_MAX_ENDPOINTS", 20)
 
 LOGGING = {
     "version": 1,

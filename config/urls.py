@@ -4,18 +4,35 @@ from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
 from memhq.api.episodes import AddView, EpisodeDetailView, EpisodeListView
 from memhq.api.health import HealthView
+from memhq.api.recall import RecallView
 from memhq.api.memories import EntityDetailView, EntityListView, MemoryDetailView, MemoryListView
+from memhq.api.webhooks import (
+    DeliveryReplayView,
+    WebhookDeliveryListView,
+    WebhookDetailView,
+    WebhookListView,
+    WebhookRotateSecretView,
+    WebhookTestView,
+)
 
 API = "v1/memhq/"
+WEBHOOK = f"{API}webhooks/<str:endpoint_id>"
 
 urlpatterns = [
     path(f"{API}add", AddView.as_view(), name="add"),
     path(f"{API}episodes", EpisodeListView.as_view(), name="episode-list"),
     path(f"{API}episodes/<str:episode_id>", EpisodeDetailView.as_view(), name="episode-detail"),
+    path(f"{API}recall", RecallView.as_view(), name="recall"),
     path(f"{API}memories", MemoryListView.as_view(), name="memory-list"),
     path(f"{API}memories/<str:memory_id>", MemoryDetailView.as_view(), name="memory-detail"),
     path(f"{API}entities", EntityListView.as_view(), name="entity-list"),
     path(f"{API}entities/<str:entity_id>", EntityDetailView.as_view(), name="entity-detail"),
+    path(f"{API}webhooks", WebhookListView.as_view(), name="webhook-list"),
+    path(WEBHOOK, WebhookDetailView.as_view(), name="webhook-detail"),
+    path(f"{WEBHOOK}/rotate-secret", WebhookRotateSecretView.as_view(), name="webhook-rotate"),
+    path(f"{WEBHOOK}/test", WebhookTestView.as_view(), name="webhook-test"),
+    path(f"{WEBHOOK}/deliveries", WebhookDeliveryListView.as_view(), name="webhook-deliveries"),
+    path(f"{API}deliveries/<str:delivery_id>/replay", DeliveryReplayView.as_view(), name="delivery-replay"),
     path(f"{API}openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     path("healthz", HealthView.as_view(), name="healthz"),

@@ -19,9 +19,9 @@ from memhq.models import (
     JournalEntry,
     Memory,
     Project,
-    WebhookEvent,
 )
 from memhq.services.tenancy import api_key_create
+from memhq.webhooks import admin as webhooks_admin  # noqa: F401  (registers endpoints, events, deliveries)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -36,6 +36,9 @@ class ReadOnlyInline(admin.TabularInline):
     extra = 0
     can_delete = False
     show_change_link = True
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self.fields or ()
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -158,9 +161,3 @@ class BatchAdmin(ReadOnlyAdmin):
     list_display = ("id", "kind", "user_id", "episode", "created_at", "project")
     list_filter = ("kind", "project")
     inlines = [JournalEntryInline]
-
-
-@admin.register(WebhookEvent)
-class WebhookEventAdmin(ReadOnlyAdmin):
-    list_display = ("type", "user_id", "created_at", "project")
-    list_filter = ("type", "project")

@@ -176,8 +176,23 @@ OBJECT_ENTITY_TYPE: Final[dict[str, EntityType]] = {
 #: Predicates whose object type is certain enough to override a (frequently wrong) small-model NER label,
 #: e.g. "Dune" tagged PERSON as the object of favorite_book, or "B2C" tagged PERSON as works_on.
 STRONG_OBJECT_TYPES: Final[frozenset[str]] = frozenset(
-    {"lives_in", "is_from", "work_location", "works_at", "studies_at", "works_on", "side_project", "spouse",
-     "partner", "sibling", "has_child", "parent", "friend", "has_pet", "owns"}
+    {
+        "lives_in",
+        "is_from",
+        "work_location",
+        "works_at",
+        "studies_at",
+        "works_on",
+        "side_project",
+        "spouse",
+        "partner",
+        "sibling",
+        "has_child",
+        "parent",
+        "friend",
+        "has_pet",
+        "owns",
+    }
 )
 
 #: favorite_<x> objects by kind of thing; anything else is a concept.
@@ -185,6 +200,9 @@ _FAVORITE_MEDIA: Final = frozenset(
     {"book", "movie", "film", "show", "series", "song", "album", "band", "game", "novel", "podcast"}
 )
 
+_FAVORITE_FILLER: Final = frozenset(
+    {"favorite", "favourite", "fave", "fav", "kind", "type", "sort", "of", "my"}
+)
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
@@ -198,7 +216,7 @@ def normalise_predicate(predicate: str) -> str:
 
 def favorite_predicate(thing: str) -> str:
     """``favorite_<thing>`` for a noun phrase: "favourite kind of music" → ``favorite_music``."""
-    words = [w for w in _NON_WORD.split(thing.lower()) if w and w not in {"kind", "type", "sort", "of"}]
+    words = [w for w in _NON_WORD.split(thing.lower()) if w and w not in _FAVORITE_FILLER]
     return FAVORITE_PREFIX + "_".join(words) if words else FAVORITE_PREFIX.rstrip("_")
 
 

@@ -66,7 +66,12 @@ def _clause_candidates(clause: Clause, ctx: MessageContext) -> list[CandidateOut
         if future and fact.predicate in CHANGE_PREDICATES and fact.kind != "decision":
             fact = as_plan(fact, clause, ctx)
         cand = build_candidate(
-            ctx, fact, subject, clause.tokens, (clause.start_char, clause.end_char), clause=clause,
+            ctx,
+            fact,
+            subject,
+            clause.tokens,
+            (clause.start_char, clause.end_char),
+            clause=clause,
             primary=not out,
         )
         if cand is not None:
@@ -115,6 +120,7 @@ def message_candidates(
 
 
 def _other_speaker(messages: Sequence[MessageIn], position: int, names: Sequence[str]) -> str | None:
+    """Who "you" is for the speaker of ``messages[position]``."""
     me = messages[position].name
     if me:
         others = [n for n in names if n != me]
@@ -123,7 +129,6 @@ def _other_speaker(messages: Sequence[MessageIn], position: int, names: Sequence
         for m in reversed(messages[:position]):
             if m.name and m.name != me and m.role in PERSON_ROLES:
                 return m.name
-        return None
     return ASSISTANT_DISPLAY if any(m.role == "assistant" for m in messages) else None
 
 

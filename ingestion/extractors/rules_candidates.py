@@ -67,8 +67,21 @@ FUTURE_AUXILIARIES: Final = frozenset({"will", "'ll", "ll", "shall", "wo"})
 FUTURE_HEADS: Final = frozenset({"going", "gon", "gonna", "planning", "about"})
 #: Predicates whose announcement in the future is a plan, not yet a fact.
 CHANGE_PREDICATES: Final = frozenset(
-    {"lives_in", "works_at", "job_title", "works_on", "diet", "owns", "visited", "attended", "spouse",
-     "relationship_status", "member_of", "studies_at", "has_pet"}
+    {
+        "lives_in",
+        "works_at",
+        "job_title",
+        "works_on",
+        "diet",
+        "owns",
+        "visited",
+        "attended",
+        "spouse",
+        "relationship_status",
+        "member_of",
+        "studies_at",
+        "has_pet",
+    }
 )
 VALID_FROM_KINDS: Final = frozenset({"event", "fact", "relationship"})
 _IMPLICIT_PREFIX: Final = {"been": "{s} has ", "gon": "{s} is ", "gonna": "{s} is ", "going": "{s} is "}

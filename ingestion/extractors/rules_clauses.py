@@ -36,15 +36,61 @@ FIRST_PERSON_POSSESSIVES: Final = frozenset({"my", "our"})
 
 #: Words trimmed from the start of a clause.
 DISCOURSE_WORDS: Final = frozenset(
-    {"so", "well", "also", "anyway", "anyways", "actually", "honestly", "btw", "plus", "besides", "oh", "ah",
-     "yeah", "yes", "yep", "no", "nope", "ok", "okay", "hey", "hi", "hello", "lol", "haha", "wow", "omg",
-     "and", "but", "or", "though", "basically", "like", "um", "uh", "hmm", "guess", "right"}
+    {
+        "so",
+        "well",
+        "also",
+        "anyway",
+        "anyways",
+        "actually",
+        "honestly",
+        "btw",
+        "plus",
+        "besides",
+        "oh",
+        "ah",
+        "yeah",
+        "yes",
+        "yep",
+        "no",
+        "nope",
+        "ok",
+        "okay",
+        "hey",
+        "hi",
+        "hello",
+        "lol",
+        "haha",
+        "wow",
+        "omg",
+        "and",
+        "but",
+        "or",
+        "though",
+        "basically",
+        "like",
+        "um",
+        "uh",
+        "hmm",
+        "guess",
+        "right",
+    }
 )
 _BY_THE_WAY: Final = ("by", "the", "way")
 #: Two-word openers trimmed from a clause start.
 DISCOURSE_OPENERS: Final = frozenset(
-    {("big", "news"), ("guess", "what"), ("heads", "up"), ("fun", "fact"), ("good", "news"), ("bad", "news"),
-     ("great", "news"), ("quick", "update"), ("side", "note"), ("in", "fact")}
+    {
+        ("big", "news"),
+        ("guess", "what"),
+        ("heads", "up"),
+        ("fun", "fact"),
+        ("good", "news"),
+        ("bad", "news"),
+        ("great", "news"),
+        ("quick", "update"),
+        ("side", "note"),
+        ("in", "fact"),
+    }
 )
 #: Longest "label:" prefix trimmed from a clause start ("Quick update:").
 MAX_LABEL_TOKENS: Final = 3
@@ -107,7 +153,7 @@ def clause_heads(sent: Span) -> list[Token]:
             heads.append(tok)  # "It's been tough since I lost my job" → "I lost my job"
         elif tok.dep_ == "ccomp" and (
             tok.i < tok.head.i
-            or subject_of(tok.head) is None  # "Please note I'm allergic to peanuts"
+            or (tok.head.dep_ == "ROOT" and subject_of(tok.head) is None)  # "Please note I'm allergic to ..."
             or (tok.head.lemma_.lower() in HEDGE_VERBS and _speaker_head(tok.head))
         ):
             heads.append(tok)
@@ -156,8 +202,10 @@ def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
     while toks:
         if tuple(t.lower_ for t in toks[-3:]) == _BY_THE_WAY:
             toks = toks[:-3]
-        elif toks[-1].pos_ in _TRIM_POS or toks[-1].is_punct or (
-            toks[-1].lower_ in _TRAILING_ADDITIVES and toks[-1].dep_ == "advmod"
+        elif (
+            toks[-1].pos_ in _TRIM_POS
+            or toks[-1].is_punct
+            or (toks[-1].lower_ in _TRAILING_ADDITIVES and toks[-1].dep_ == "advmod")
         ):
             toks = toks[:-1]
         else:

@@ -65,14 +65,46 @@ FILLER_PHRASES: Final = frozenset(
 #: Words that open a question when they start a sentence.
 WH_WORDS: Final = frozenset({"what", "how", "why", "where", "when", "who", "whom", "whose", "which"})
 QUESTION_AUXILIARIES: Final = frozenset(
-    {"do", "does", "did", "can", "could", "would", "will", "should", "shall", "is", "are", "was", "were",
-     "have", "has", "had", "may", "might", "must", "am"}
+    {
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "would",
+        "will",
+        "should",
+        "shall",
+        "is",
+        "are",
+        "was",
+        "were",
+        "have",
+        "has",
+        "had",
+        "may",
+        "might",
+        "must",
+        "am",
+    }
 )
 
 #: Hedge markers that lower confidence.
 HEDGE_WORDS: Final = frozenset(
-    {"maybe", "probably", "perhaps", "possibly", "might", "guess", "suppose", "unsure", "hopefully",
-     "supposedly", "apparently", "somewhat"}
+    {
+        "maybe",
+        "probably",
+        "perhaps",
+        "possibly",
+        "might",
+        "guess",
+        "suppose",
+        "unsure",
+        "hopefully",
+        "supposedly",
+        "apparently",
+        "somewhat",
+    }
 )
 HEDGE_PHRASES: Final = ("not sure", "kind of", "sort of", "i think", "i feel like", "i believe")
 
@@ -81,9 +113,42 @@ HEDGE_VERBS: Final = frozenset({"think", "guess", "suppose", "believe", "reckon"
 
 #: Verbs that do not carry content on their own ("I know", "I agree", "I'm here").
 LIGHT_VERBS: Final = frozenset(
-    {"be", "have", "do", "get", "know", "think", "see", "hope", "mean", "guess", "agree", "appreciate",
-     "thank", "feel", "say", "tell", "wish", "bet", "suppose", "believe", "understand", "wonder", "let",
-     "seem", "look", "sound", "miss", "love", "like", "want", "need", "can", "will", "would"}
+    {
+        "be",
+        "have",
+        "do",
+        "get",
+        "know",
+        "think",
+        "see",
+        "hope",
+        "mean",
+        "guess",
+        "agree",
+        "appreciate",
+        "thank",
+        "feel",
+        "say",
+        "tell",
+        "wish",
+        "bet",
+        "suppose",
+        "believe",
+        "understand",
+        "wonder",
+        "let",
+        "seem",
+        "look",
+        "sound",
+        "miss",
+        "love",
+        "like",
+        "want",
+        "need",
+        "can",
+        "will",
+        "would",
+    }
 )
 
 #: Adjectives for passing moods and states: not worth a memory on their own ("I'm so tired").
@@ -98,8 +163,27 @@ PASSING_STATES: Final = words(
 
 #: Time words that never make a clause worth keeping on their own ("I'm so tired today").
 TIME_WORDS: Final = frozenset(
-    {"today", "tonight", "yesterday", "tomorrow", "now", "lately", "recently", "morning", "evening", "night",
-     "afternoon", "week", "weekend", "month", "year", "day", "days", "moment", "time"}
+    {
+        "today",
+        "tonight",
+        "yesterday",
+        "tomorrow",
+        "now",
+        "lately",
+        "recently",
+        "morning",
+        "evening",
+        "night",
+        "afternoon",
+        "week",
+        "weekend",
+        "month",
+        "year",
+        "day",
+        "days",
+        "moment",
+        "time",
+    }
 )
 
 #: Part-of-speech tags that count as substantive content.
@@ -127,9 +211,9 @@ def is_question(sent: Span) -> bool:
     if not subjects:
         return False
     # "Do you ...", "What did you ..." : an auxiliary of the root comes before its subject.
-    return any(
-        c.dep_ in ("aux", "auxpass") and c.i < subjects[0].i for c in sent.root.children
-    ) or (first in QUESTION_AUXILIARIES and words[0].i < subjects[0].i and words[0] == sent.root)
+    return any(c.dep_ in ("aux", "auxpass") and c.i < subjects[0].i for c in sent.root.children) or (
+        first in QUESTION_AUXILIARIES and words[0].i < subjects[0].i and words[0] == sent.root
+    )
 
 
 def is_chatter(text: str, names: Iterable[str] = ()) -> bool:

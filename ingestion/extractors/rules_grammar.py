@@ -60,7 +60,7 @@ def prep_object(tok: Token, preps: Iterable[str]) -> Token | None:
 
 
 def is_negated(tok: Token) -> bool:
-    """"not", "n't", "never", or a "no" complement ("I'm no writer")."""
+    """ "not", "n't", "never", or a "no" complement ("I'm no writer")."""
     if any(c.dep_ in NEGATION_DEPS or c.lower_ == "never" for c in tok.children):
         return True
     if any(c.dep_ in ("attr", "dobj") and any(d.lower_ == "no" for d in c.children) for c in tok.children):
@@ -95,7 +95,9 @@ def core(tok: Token) -> tuple[Token, ...]:
     → "senior data engineer")."""
     mods = [c for c in tok.lefts if c.dep_ in ("compound", "amod", "nmod", "nummod") and c.pos_ != "DET"]
     toks = [
-        t for m in mods for t in m.subtree
+        t
+        for m in mods
+        for t in m.subtree
         if t.dep_ != "poss" and t.pos_ != "DET" and (t.pos_ != "PUNCT" or t.tag_ == "HYPH")
     ]
     return (*sorted(toks, key=lambda t: t.i), tok)
@@ -136,7 +138,7 @@ def particle(head: Token) -> str:
 
 
 def split_conjuncts(fact: Fact, obj: Token, clause: Clause) -> list[Fact]:
-    """"allergic to peanuts and shellfish" → one fact per noun, for predicates whose objects are items."""
+    """ "allergic to peanuts and shellfish" → one fact per noun, for predicates whose objects are items."""
     if fact.object_text is not None or fact.predicate not in SPLIT_PREDICATES:
         return [fact]
     items = [obj, *(c for c in obj.conjuncts if c.i > obj.i)]

@@ -25,8 +25,23 @@ RELATION_NOUNS: Final[dict[str, str]] = {
     **dict.fromkeys(("son", "daughter", "kid", "child", "baby", "children", "kids"), "has_child"),
     **dict.fromkeys(("mom", "mother", "mum", "dad", "father", "parent", "parents"), "parent"),
     **dict.fromkeys(
-        ("grandma", "grandmother", "grandpa", "grandfather", "aunt", "uncle", "cousin", "niece", "nephew",
-         "grandson", "granddaughter", "stepmom", "stepdad", "stepson", "stepdaughter"),
+        (
+            "grandma",
+            "grandmother",
+            "grandpa",
+            "grandfather",
+            "aunt",
+            "uncle",
+            "cousin",
+            "niece",
+            "nephew",
+            "grandson",
+            "granddaughter",
+            "stepmom",
+            "stepdad",
+            "stepson",
+            "stepdaughter",
+        ),
         "relative",
     ),
     **dict.fromkeys(("friend", "buddy", "bff", "bestie", "pal", "roommate", "flatmate"), "friend"),
@@ -48,8 +63,20 @@ PET_NOUNS: Final = words(
 
 #: Diets, as adjectives or nouns ("I'm vegan", "I'm a vegetarian", "I went vegan").
 DIETS: Final = frozenset(
-    {"vegan", "vegetarian", "pescatarian", "pescetarian", "keto", "paleo", "carnivore", "flexitarian",
-     "gluten-free", "halal", "kosher", "omnivore"}
+    {
+        "vegan",
+        "vegetarian",
+        "pescatarian",
+        "pescetarian",
+        "keto",
+        "paleo",
+        "carnivore",
+        "flexitarian",
+        "gluten-free",
+        "halal",
+        "kosher",
+        "omnivore",
+    }
 )
 
 #: Relationship statuses ("I'm married", "I got engaged").
@@ -92,8 +119,27 @@ JOB_TAKING_VERBS: Final = frozenset(
 
 #: Nouns that make "join X" a membership rather than a new employer.
 GROUP_NOUNS: Final = frozenset(
-    {"club", "group", "team", "class", "gym", "choir", "band", "league", "community", "society", "circle",
-     "course", "program", "programme", "union", "church", "association", "organization", "organisation"}
+    {
+        "club",
+        "group",
+        "team",
+        "class",
+        "gym",
+        "choir",
+        "band",
+        "league",
+        "community",
+        "society",
+        "circle",
+        "course",
+        "program",
+        "programme",
+        "union",
+        "church",
+        "association",
+        "organization",
+        "organisation",
+    }
 )
 
 #: Nouns that stand for the speaker's own business ("our startup pivoted to B2C" is about the speaker).
@@ -109,6 +155,24 @@ OBJECT_LEADING_DROP: Final = frozenset(
 
 #: Subjects that cannot carry an opinion claim on their own ("it's too big for me").
 VAGUE_SUBJECTS: Final = frozenset(
-    {"it", "this", "that", "they", "these", "those", "he", "she", "which", "what", "there", "everything",
-     "anything", "something", "nothing", "all", "both", "one"}
+    {
+        "it",
+        "this",
+        "that",
+        "they",
+        "these",
+        "those",
+        "he",
+        "she",
+        "which",
+        "what",
+        "there",
+        "everything",
+        "anything",
+        "something",
+        "nothing",
+        "all",
+        "both",
+        "one",
+    }
 )

@@ -63,8 +63,9 @@ def add_entities(sentences: Sequence[Span]) -> None:
         return
     ner = cast(EntityRecognizer, get_nlp().get_pipe(NER_PIPE))
     found: dict[int, tuple[Doc, list[Span]]] = {}
-    for sent, sub in zip(sentences, ner.pipe((s.as_doc() for s in sentences), batch_size=PIPE_BATCH_SIZE),
-                         strict=True):
+    for sent, sub in zip(
+        sentences, ner.pipe((s.as_doc() for s in sentences), batch_size=PIPE_BATCH_SIZE), strict=True
+    ):
         doc = sent.doc
         spans = found.setdefault(id(doc), (doc, []))[1]
         spans.extend(Span(doc, sent.start + e.start, sent.start + e.end, label=e.label_) for e in sub.ents)

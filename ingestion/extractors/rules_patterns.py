@@ -55,6 +55,8 @@ STATIVE_VERBS: Final = frozenset(
 CASUAL_FUTURE_WORDS: Final = frozenset({"gon", "gonna"})
 #: Predicates whose object is the name when one is given ("a dog named Rex" → Rex).
 NAMED_OBJECT_PREDICATES: Final = frozenset({"has_pet", "has_child", "spouse", "partner"})
+#: Modals that turn a "we" clause into encouragement rather than a fact.
+COLLECTIVE_MODALS: Final = frozenset({"can", "could", "should", "must", "might", "may", "ca"})
 #: Verbs whose table rows still hold with a particle ("I moved over to Lisbon" is rare; "look for" is a prep).
 PHRASAL_OK: Final = frozenset({"move"})
 LOCATION_LABELS: Final = frozenset({"GPE", "LOC", "FAC"})
@@ -119,7 +121,7 @@ def _slot(head: Token, slot: str, clause: Clause) -> Token | None:
     """The token filling ``slot``; "rest" = the first content word after the verb (for mis-parsed objects:
     "I hate cilantro" with "cilantro" read as an adverb)."""
     if slot.startswith("prep:"):
-        return prep_object(head, slot[len("prep:"):].split(","))
+        return prep_object(head, slot[len("prep:") :].split(","))
     if slot == "rest":
         return next((t for t in clause.tokens if t.i > head.i and t.pos_ in ("NOUN", "PROPN", "ADJ")), None)
     return first_child(head, slot)
@@ -206,13 +208,19 @@ def verb_facts(clause: Clause) -> list[Fact]:
     return facts
 
 
-
 def generic_fact(clause: Clause) -> Fact | None:
     """The fallback: predicate = verb lemma (+ particle, "not_" if negated), object = rest of the clause."""
     head = clause.head
     rest = [t for t in clause.tokens if t.i != head.i]
     if substantive_count(rest, clause.subject) < MIN_SUBSTANTIVE_WORDS:
         return None
+    subject = clause.subject
+    if (
+        subject is not None
+        and subject.lower_ == "we"
+        and any(c.dep_ == "aux" and c.lower_ in COLLECTIVE_MODALS for c in head.children)
+    ):
+        return None  # "Together we can make a difference": encouragement, not a fact
     lemma = head.lemma_.lower()
     copula = next((c for c in head.children if c.dep_ in ("aux", "auxpass") and c.lemma_ == "be"), None)
     copular = head.pos_ in ("ADJ", "NOUN", "PROPN") and copula is not None  # "I'm left-handed"
@@ -228,6 +236,8 @@ def generic_fact(clause: Clause) -> Fact | None:
     obj = [t for t in clause.tokens if t.i > after and t.i not in skip]
     while obj and (obj[0].pos_ in ("CCONJ", "SCONJ", "PUNCT") or obj[0].is_punct):
         obj = obj[1:]
+    if not obj:
+        return None  # "... one I will always remember": nothing left to remember
     kind: Kind = "event" if is_past(head) and lemma not in STATIVE_VERBS else "fact"
     return Fact(pred, kind, tuple(obj), specific=False)
 
@@ -235,13 +245,14 @@ def generic_fact(clause: Clause) -> Fact | None:
 def shared_subject_verbs(head: Token) -> list[Token]:
     """Verbs coordinated with ``head`` that share its subject ("I quit the bakery and *started* at X")."""
     return [
-        c for c in head.children
+        c
+        for c in head.children
         if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and first_child(c, "nsubj", "nsubjpass") is None
     ]
 
 
 def casual_plan(clause: Clause) -> Fact | None:
-    """"Gonna continue my studies" / "I'm gonna buy a bike" → plans_to (object = what follows)."""
+    """ "Gonna continue my studies" / "I'm gonna buy a bike" → plans_to (object = what follows)."""
     marker = next((t for t in clause.tokens if t.lower_ in CASUAL_FUTURE_WORDS), None)
     if marker is None or marker.i > clause.head.i:
         return None

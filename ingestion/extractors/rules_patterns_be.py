@@ -171,7 +171,7 @@ def possession_facts(clause: Clause) -> list[Fact]:
 
 
 def job_noun_facts(clause: Clause) -> list[Fact]:
-    """"I got/started/landed a job at X (as Y)" → works_at X (+ job_title Y)."""
+    """ "I got/started/landed a job at X (as Y)" → works_at X (+ job_title Y)."""
     head = clause.head
     if head.lemma_.lower() not in JOB_TAKING_VERBS or is_negated(head):
         return []

@@ -105,8 +105,10 @@ def _opinion(clause: Clause) -> Fact | None:
         return None
     for adj in children(head, "acomp"):
         for prep in adj.children:
-            if prep.dep_ == "prep" and prep.lower_ in OPINION_PREPS and any(
-                o.lower_ in SPEAKER_OBJECTS and o.dep_ == "pobj" for o in prep.children
+            if (
+                prep.dep_ == "prep"
+                and prep.lower_ in OPINION_PREPS
+                and any(o.lower_ in SPEAKER_OBJECTS and o.dep_ == "pobj" for o in prep.children)
             ):
                 skip = {t.i for t in prep.subtree}
                 adj_tokens = tuple(t for t in adj.subtree if t.i not in skip)
@@ -119,8 +121,11 @@ def other_facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
     """(subject, facts) for a clause whose subject is someone/something else."""
     head, subj = clause.head, clause.subject
     value = _complement(head) if head.lemma_.lower() == "be" else None
-    if subj is not None and value is not None and _favorite_noun(value) is not None and any(
-        c.dep_ == "poss" and c.lower_ in ("my", "our") for c in value.children
+    if (
+        subj is not None
+        and value is not None
+        and _favorite_noun(value) is not None
+        and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in value.children)
     ):
         return speakers.subject, [_favorite_fact(value, subj, clause)]
     opinion = _opinion(clause)

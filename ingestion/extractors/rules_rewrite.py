@@ -43,19 +43,63 @@ _OTHER_REFLEXIVE: Final = frozenset({"yourself", "yourselves"})
 
 #: Third-person forms of the irregular and contracted verbs.
 _THIRD_PERSON: Final = {
-    "am": "is", "'m": "is", "m": "is", "are": "is", "'re": "is", "re": "is", "were": "was",
-    "have": "has", "'ve": "has", "ve": "has", "do": "does", "go": "goes",
+    "am": "is",
+    "'m": "is",
+    "m": "is",
+    "are": "is",
+    "'re": "is",
+    "re": "is",
+    "were": "was",
+    "have": "has",
+    "'ve": "has",
+    "ve": "has",
+    "do": "does",
+    "go": "goes",
 }
 #: Verbs whose simple past is their base form; the tagger often reads them as present.
 SAME_PAST_FORMS: Final = frozenset(
-    {"quit", "put", "set", "cut", "hit", "let", "read", "cost", "hurt", "shut", "spread", "bet", "split",
-     "upset"}
+    {
+        "quit",
+        "put",
+        "set",
+        "cut",
+        "hit",
+        "let",
+        "read",
+        "cost",
+        "hurt",
+        "shut",
+        "spread",
+        "bet",
+        "split",
+        "upset",
+    }
 )
 _CONTRACTIONS: Final = {"'ll": "will", "ll": "will"}
 _CLITICS: Final = frozenset({"m", "re", "ve", "ll", "d", "s"})
 _PREPOSITION_BEFORE_BARE_DATE: Final = frozenset(
-    {"since", "until", "till", "by", "from", "before", "after", "through", "around", "of", "early", "late",
-     "mid", "end", "start", "in", "on", "during", "over", "at"}
+    {
+        "since",
+        "until",
+        "till",
+        "by",
+        "from",
+        "before",
+        "after",
+        "through",
+        "around",
+        "of",
+        "early",
+        "late",
+        "mid",
+        "end",
+        "start",
+        "in",
+        "on",
+        "during",
+        "over",
+        "at",
+    }
 )
 
 
@@ -107,8 +151,10 @@ def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
         if tok.dep_ not in ("nsubj", "nsubjpass") or tok.lower_ not in subjects or tok.tag_ != "PRP":
             continue
         verbs = [tok.head] + [
-            c for c in tok.head.children
-            if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")
+            c
+            for c in tok.head.children
+            if c.dep_ == "conj"
+            and c.pos_ in ("VERB", "AUX")
             and not any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children)
         ]
         past_context = any(t.tag_ == "VBD" for t in tok.sent)
@@ -162,8 +208,7 @@ class Renderer:
         if tok.i in self.agree:
             return third_person(tok.text)
         if low == "'d" and tok.tag_ == "MD":
-            nxt = tok.nbor(1) if tok.i + 1 < len(tok.doc) else None
-            return "had" if nxt is not None and nxt.tag_ == "VBN" else "would"
+            return "had" if tok.head.tag_ == "VBN" else "would"  # "I'd never felt" / "I'd love to"
         return _CONTRACTIONS.get(low, tok.text)
 
     def _when(self, tok: Token, mention: TimeMention) -> str:

@@ -71,7 +71,8 @@ def topic_terms(docs: Sequence[Doc], skip: set[str]) -> list[str]:
                     add(ent.text, ENTITY_WEIGHT)
                 continue
             words = [
-                t for t in core(root)
+                t
+                for t in core(root)
                 if t.pos_ not in _NON_TOPIC_POS and not t.like_num and t.ent_type_ not in NUMERIC_LABELS
             ]
             covered.update(t.i for t in words)

@@ -3,13 +3,14 @@ from memhq.models.episodes import Candidate, Episode, EpisodeMessage, EpisodePha
 from memhq.models.journal import Batch, BatchKind, JournalEntry
 from memhq.models.memories import Evidence, Memory, MemoryKind, MemoryOrigin, MemoryStatus
 from memhq.models.tenancy import ApiKey, Project
-from memhq.models.webhooks import WebhookEvent
+from memhq.models.webhooks import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent
 
 __all__ = [
     "ApiKey",
     "Batch",
     "BatchKind",
     "Candidate",
+    "DeliveryStatus",
     "Entity",
     "Episode",
     "EpisodeMessage",
@@ -22,5 +23,7 @@ __all__ = [
     "MemoryOrigin",
     "MemoryStatus",
     "Project",
+    "WebhookDelivery",
+    "WebhookEndpoint",
     "WebhookEvent",
 ]

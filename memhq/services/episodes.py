@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memhq.models import Episode, Project
+from memhq.services.transactions import savepoint_if_in_transaction
 
 
 class IdempotencyConflict(Exception):
@@ -47,12 +48,8 @@ def episode_create(
         received_at=timezone.now(),
     )
     try:
-        # Outside a transaction the INSERT is its own (autocommit) round trip; inside one it needs a savepoint
-        # so that a duplicate idempotency key does not poison the caller's transaction.
-        if transaction.get_connection().in_atomic_block:
-            with transaction.atomic():
-                episode.save(force_insert=True)
-        else:
+        # A savepoint only inside a caller's transaction: a duplicate idempotency key must not poison it.
+        with savepoint_if_in_transaction():
             episode.save(force_insert=True)
     except IntegrityError:
         if idempotency_key is None:

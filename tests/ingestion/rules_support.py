@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import cast
 
-from ingestion.extractors.base import CandidateOut, EpisodeIn, ExtractionResult, MessageIn
+from ingestion.extractors.base import CandidateOut, EpisodeIn, ExtractionResult, MessageIn, Role
 from ingestion.extractors.rules import RulesExtractor
 from ingestion.temporal import find_time_mentions
 from tests.fixtures.conversations import Conversation, Session
@@ -19,7 +20,7 @@ def episode_of(session: Session) -> EpisodeIn:
     for i, m in enumerate(session.messages):
         when = m.timestamp or session.date
         mentions = tuple(find_time_mentions(m.content, when))
-        messages.append(MessageIn(i, m.role, m.content, when, m.name, None, mentions))  # type: ignore[arg-type]
+        messages.append(MessageIn(i, cast(Role, m.role), m.content, when, m.name, None, mentions))
     return EpisodeIn(tuple(messages), session.date)
 
 
@@ -30,8 +31,15 @@ def extract_all(conv: Conversation) -> list[CandidateOut]:
 def say(*turns: tuple[str, ...]) -> ExtractionResult:
     """Extract from turns ``(role, content[, name])`` dated :data:`DOC_DATE`."""
     msgs = tuple(
-        MessageIn(i, t[0], t[1], DOC_DATE, t[2] if len(t) > 2 else None, None,  # type: ignore[arg-type]
-                  tuple(find_time_mentions(t[1], DOC_DATE)))
+        MessageIn(
+            i,
+            cast(Role, t[0]),
+            t[1],
+            DOC_DATE,
+            t[2] if len(t) > 2 else None,
+            None,
+            tuple(find_time_mentions(t[1], DOC_DATE)),
+        )
         for i, t in enumerate(turns)
     )
     return EXTRACTOR.extract(EpisodeIn(msgs, DOC_DATE))

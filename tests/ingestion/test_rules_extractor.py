@@ -17,22 +17,31 @@ from tests.ingestion.rules_support import EXTRACTOR, claims, episode_of, extract
 CAR_CHAT = (
     ("user", "Hi! I'm looking for a new car, can you help?"),
     ("assistant", "Sure! What are you looking for?"),
-    ("user", "I'm interested in the Toyota Corolla Hybrid. SUVs are too big for me, I mostly do city commuting."),
+    (
+        "user",
+        "I'm interested in the Toyota Corolla Hybrid. SUVs are too big for me, I mostly do city commuting.",
+    ),
     ("assistant", "The Toyota Corolla Hybrid gets 50 mpg, which is great for the city."),
-    ("user", "Nice. I want a family car that is hybrid, easy to park and under $30k. "
-             "How does the corola hybrid compare?"),
+    (
+        "user",
+        "Nice. I want a family car that is hybrid, easy to park and under $30k. "
+        "How does the corola hybrid compare?",
+    ),
 )
 
 
 def test_car_chat_yields_the_users_four_facts_and_nothing_else() -> None:
     result = say(*CAR_CHAT)
-    claims = claims(result)
-    assert 3 <= len(claims) <= 5, claims
-    for expected in ("User is interested in the Toyota Corolla Hybrid.", "User finds SUVs too big.",
-                     "User wants a family car that is hybrid, easy to park and under $30k."):
-        assert expected in claims
-    assert any("does city commuting" in c for c in claims)
-    lowered = " ".join(claims).lower()
+    found = claims(result)
+    assert 3 <= len(found) <= 5, found
+    for expected in (
+        "User is interested in the Toyota Corolla Hybrid.",
+        "User finds SUVs too big.",
+        "User wants a family car that is hybrid, easy to park and under $30k.",
+    ):
+        assert expected in found
+    assert any("does city commuting" in c for c in found)
+    lowered = " ".join(found).lower()
     for forbidden in ("50 mpg", "asking", "nice", "how does", "can you help"):
         assert forbidden not in lowered
     assert all(c.source_message_indexes[0] in (0, 2, 4) for c in result.candidates)  # never the assistant's
@@ -43,7 +52,8 @@ def test_car_chat_types_the_car_as_one_product_mention_and_spans_point_at_the_so
     result = say(*CAR_CHAT)
     interest = next(c for c in result.candidates if c.predicate == "interested_in")
     assert interest.object == "Toyota Corolla Hybrid"
-    assert [(m.name, m.type, m.role) for m in interest.mentions] == [("Toyota Corolla Hybrid", "product", "object")]
+    mentions = [(m.name, m.type, m.role) for m in interest.mentions]
+    assert mentions == [("Toyota Corolla Hybrid", "product", "object")]
     for cand in result.candidates:
         source = CAR_CHAT[cand.source_message_indexes[0]][1]
         quoted = source[cand.span_start : cand.span_end]
@@ -61,7 +71,6 @@ def test_car_chat_summary_names_the_topic_and_key_learnings_areclaims() -> None:
 # -- every fixture conversation ----------------------------------------------------------------------------
 
 
-
 def test_there_are_at_least_thirty_fixture_conversations() -> None:
     assert len(CONVERSATIONS) >= 30
     assert len({c.id for c in CONVERSATIONS}) == len(CONVERSATIONS)
@@ -74,7 +83,9 @@ def test_fixture_conversation_yields_its_memories(conv: Conversation) -> None:
         assert candidates == []
     for triple in conv.must:
         assert any(triple.matches(c.subject, c.predicate, c.object) for c in candidates), (
-            triple, [(c.subject, c.predicate, c.object) for c in candidates])
+            triple,
+            [(c.subject, c.predicate, c.object) for c in candidates],
+        )
     claims = [c.claim.lower() for c in candidates]
     for expected in conv.must_claims:
         assert any(expected.lower() in claim for claim in claims), (expected, claims)
@@ -128,9 +139,18 @@ def test_is_question(text: str, expected: bool) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("hi", True), ("Thanks so much!", True), ("lol", True), ("That's great!", True), ("ok bye, talk soon", True),
-        ("I agree.", True), ("I love it!", True), ("Thanks, Melanie!", True), ("I don't know", True),
-        ("I live in Berlin.", False), ("Thanks, I moved to Lisbon.", False), ("I hate cilantro", False),
+        ("hi", True),
+        ("Thanks so much!", True),
+        ("lol", True),
+        ("That's great!", True),
+        ("ok bye, talk soon", True),
+        ("I agree.", True),
+        ("I love it!", True),
+        ("Thanks, Melanie!", True),
+        ("I don't know", True),
+        ("I live in Berlin.", False),
+        ("Thanks, I moved to Lisbon.", False),
+        ("I hate cilantro", False),
     ],
 )
 def test_is_chatter(text: str, expected: bool) -> None:
@@ -142,6 +162,8 @@ def test_questions_chatter_and_fragments_yield_nothing() -> None:
     assert one("Hi! Thanks a lot, that's awesome lol") == []
     assert one("I'm so happy for you.") == []
     assert one("I'm fine, thanks!") == []
+    assert one("Should I move to Berlin?") == []
+    assert one("Can I bring my dog to the office") == []
 
 
 @pytest.mark.parametrize("role", ["assistant", "system", "tool"])
@@ -165,6 +187,8 @@ def test_summary_of_a_questions_only_episode_names_what_was_asked() -> None:
 
 
 def test_summary_of_named_speakers_names_them() -> None:
-    result = say(("user", "I adopted a greyhound named Biscuit!", "Priya"), ("user", "I ran a marathon.", "Marcus"))
+    result = say(
+        ("user", "I adopted a greyhound named Biscuit!", "Priya"), ("user", "I ran a marathon.", "Marcus")
+    )
     assert result.summary.startswith("Priya and Marcus talked about")
     assert "Biscuit" in result.summary

@@ -7,6 +7,12 @@ from datetime import UTC, datetime
 import pytest
 
 from ingestion.extractors.base import EpisodeIn, MessageIn, TimeMention
+from ingestion.extractors.predicates import (
+    favorite_predicate,
+    is_single_valued,
+    normalise_predicate,
+    object_entity_type,
+)
 from ingestion.extractors.rules_nlp import get_nlp
 from ingestion.extractors.rules_rewrite import Renderer, Speakers, third_person
 from tests.ingestion.rules_support import DOC_DATE, EXTRACTOR, one, say
@@ -16,8 +22,17 @@ from tests.ingestion.rules_support import DOC_DATE, EXTRACTOR, one, say
 
 @pytest.mark.parametrize(
     ("verb", "expected"),
-    [("love", "loves"), ("study", "studies"), ("go", "goes"), ("watch", "watches"), ("play", "plays"),
-     ("'m", "is"), ("have", "has"), ("do", "does"), ("were", "was")],
+    [
+        ("love", "loves"),
+        ("study", "studies"),
+        ("go", "goes"),
+        ("watch", "watches"),
+        ("play", "plays"),
+        ("'m", "is"),
+        ("have", "has"),
+        ("do", "does"),
+        ("were", "was"),
+    ],
 )
 def test_third_person(verb: str, expected: str) -> None:
     assert third_person(verb) == expected
@@ -46,7 +61,9 @@ def test_unnamed_user_is_written_user_and_you_is_the_assistant() -> None:
 
 
 def test_named_speakers_are_the_subjects_of_their_ownclaims() -> None:
-    result = say(("user", "I moved to Lisbon last month.", "Ana"), ("user", "I moved to Oslo in March.", "Ben"))
+    result = say(
+        ("user", "I moved to Lisbon last month.", "Ana"), ("user", "I moved to Oslo in March.", "Ben")
+    )
     by_subject = {c.subject: c for c in result.candidates}
     assert by_subject["Ana"].object == "Lisbon" and by_subject["Ben"].object == "Oslo"
     assert ("Ana", "person", "subject") in [(m.name, m.type, m.role) for m in by_subject["Ana"].mentions]
@@ -89,7 +106,8 @@ def test_a_relocation_is_an_event_valid_from_the_mentioned_month() -> None:
 
 def test_a_future_move_is_a_plan_without_valid_from() -> None:
     (cand,) = one("I'm moving to Austin next month.")
-    assert (cand.kind, cand.predicate, cand.object, cand.valid_from) == ("decision", "plans_to", "move to Austin", None)
+    assert (cand.kind, cand.predicate, cand.object) == ("decision", "plans_to", "move to Austin")
+    assert cand.valid_from is None
 
 
 # -- kinds, predicates, entity types, scores ---------------------------------------------------------------
@@ -149,3 +167,53 @@ def test_relationship_names_become_person_mentions_and_their_ownclaims() -> None
     rel = next(c for c in cands if c.kind == "relationship")
     assert (rel.predicate, rel.object, rel.claim) == ("spouse", "Sara", "User's wife is Sara.")
     assert ("Sara", "person", "object") in [(m.name, m.type, m.role) for m in rel.mentions]
+
+
+# -- the predicate vocabulary ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "canonical"),
+    [
+        ("moved_to", "lives_in"),
+        ("Married To", "spouse"),
+        ("favourite_food", "favorite_food"),
+        ("job", "job_title"),
+        ("likes", "likes"),
+        ("paint", "paint"),
+    ],
+)
+def test_predicates_are_normalised(raw: str, canonical: str) -> None:
+    assert normalise_predicate(raw) == canonical
+
+
+@pytest.mark.parametrize(
+    ("predicate", "single"),
+    [
+        ("lives_in", True),
+        ("moved_to", True),
+        ("works_at", True),
+        ("works_on", True),
+        ("job_title", True),
+        ("diet", True),
+        ("spouse", True),
+        ("relationship_status", True),
+        ("favorite_book", True),
+        ("favourite_colour", True),
+        ("likes", False),
+        ("has_pet", False),
+        ("side_project", False),
+        ("allergic_to", False),
+        ("paint", False),
+    ],
+)
+def test_single_valued_predicates(predicate: str, single: bool) -> None:
+    assert is_single_valued(predicate) is single
+
+
+def test_favorite_predicates_and_object_types() -> None:
+    assert favorite_predicate("favourite kind of music") == "favorite_music"
+    assert object_entity_type("favorite_book") == "media"
+    assert object_entity_type("favorite_food") == "concept"
+    assert object_entity_type("lives_in") == "location"
+    assert object_entity_type("paint") is None

@@ -1,0 +1,146 @@
+"""Ingest an evaluation set through the real phases, ask its questions, score the answers' provenance."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ingestion.pipeline import run_inline
+from memhq.models import Episode, Project
+from memhq.services.episodes import episode_create
+from retrieval.evaluation.dataset import EvalEpisode, EvalQuery, load_episodes, load_queries
+from retrieval.evaluation.metrics import MESSAGE_KS, Scores
+from retrieval.items import Item, item_from_row
+from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, assemble, fetch
+
+FUSION = "fusion"
+#: Enough items per signal for @20 metrics when a signal is scored alone.
+PER_SIGNAL_DEPTH = max(MESSAGE_KS)
+
+
+@dataclass
+class EvalReport:
+    scores: dict[str, Scores] = field(default_factory=dict)  # "fusion" and, with --signals, one per signal
+    ingest_seconds: float = 0.0
+    query_seconds: float = 0.0
+    episodes: int = 0
+    questions: int = 0
+    failed_episodes: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "episodes": self.episodes,
+            "failed_episodes": self.failed_episodes,
+            "questions": self.questions,
+            "ingest_seconds": round(self.ingest_seconds, 1),
+            "query_seconds": round(self.query_seconds, 1),
+            "median_context_tokens": self.scores[FUSION].median_context_tokens(),
+            "tables": {name: scores.table() for name, scores in self.scores.items()},
+        }
+
+
+def ingest(project: Project, episodes: Iterable[EvalEpisode], progress: Callable[[], None]) -> dict[str, str]:
+    """Each conversation is its own user; sessions in order. Returns our episode id → dataset episode id."""
+    mapping: dict[str, str] = {}
+    for item in episodes:
+        raw = json.dumps(item.body).encode()
+        episode = episode_create(project=project, user_id=item.conv_id, raw_body=raw).episode
+        mapping[str(episode.pk)] = item.episode_id
+        run_inline(episode.pk)
+        progress()
+    return mapping
+
+
+def provenance(items: list[Item], episode_ids: dict[str, str]) -> tuple[list[str], list[str]]:
+    """Items in rank order → (message ids, dataset episode ids), each in order of first appearance."""
+    messages = [message_id for item in items for message_id in item.message_ids]
+    sessions = [
+        episode_ids[episode] for item in items for episode in item.episode_ids if episode in episode_ids
+    ]
+    return messages, sessions
+
+
+def per_signal_items(rows: list[dict[str, Any]]) -> dict[str, list[Item]]:
+    ranked: dict[str, list[Item]] = {}
+    for row in sorted((row for row in rows if row["signal"]), key=lambda row: (row["signal"], row["rank"])):
+        ranked.setdefault(row["signal"], []).append(item_from_row(row))
+    return ranked
+
+
+def ask(
+    project: Project,
+    queries: Iterable[EvalQuery],
+    episode_ids: dict[str, str],
+    report: EvalReport,
+    *,
+    signals: bool,
+    progress: Callable[[], None],
+) -> None:
+    for query in queries:
+        rows = fetch(
+            project_id=project.pk,
+            user_id=query.conv_id,
+            query_text=query.question,
+            as_of=query.question_time,
+            history=False,
+        )
+        result = assemble(
+            rows, as_of=query.question_time, limit=DEFAULT_LIMIT, max_tokens=DEFAULT_MAX_TOKENS, kinds=None
+        )
+        outputs = {FUSION: result.items}
+        if signals:
+            outputs.update(per_signal_items(rows))
+        for name, items in outputs.items():
+            messages, sessions = provenance(items[:PER_SIGNAL_DEPTH], episode_ids)
+            report.scores.setdefault(name, Scores()).add(
+                query.category,
+                messages,
+                sessions,
+                query.gold_messages,
+                query.gold_episodes,
+                result.context_tokens if name == FUSION else None,
+            )
+        if signals:  # a signal that found nothing for this question still counts, with zeros
+            for name, scores in report.scores.items():
+                if name not in outputs:
+                    scores.add(query.category, [], [], query.gold_messages, query.gold_episodes)
+        progress()
+
+
+def evaluate(
+    data: Path,
+    *,
+    conversations: int | None,
+    signals: bool,
+    keep: bool,
+    progress_factory: Callable[[int, str], Callable[[], None]],
+) -> EvalReport:
+    episodes = load_episodes(data, conversations)
+    queries = load_queries(data, {episode.conv_id for episode in episodes})
+    project = Project.objects.create(name=f"memhq-eval-{uuid.uuid4().hex[:8]}")
+    report = EvalReport(episodes=len(episodes), questions=len(queries))
+    try:
+        started = time.perf_counter()
+        mapping = ingest(project, episodes, progress_factory(len(episodes), "ingest"))
+        report.ingest_seconds = time.perf_counter() - started
+        report.failed_episodes = Episode.objects.filter(project=project, status="failed").count()
+        started = time.perf_counter()
+        ask(
+            project,
+            queries,
+            mapping,
+            report,
+            signals=signals,
+            progress=progress_factory(len(queries), "recall"),
+        )
+        report.query_seconds = time.perf_counter() - started
+    finally:
+        if not keep:
+            project.delete()
+    report.scores.setdefault(FUSION, Scores())
+    return report

@@ -1,0 +1,92 @@
+"""What recall returns: one Item per memory, message, summary or not-yet-processed message."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+@dataclass
+class Item:
+    key: str  # "memory:<uuid>", "message:<id>", "summary:<episode uuid>", "raw:<episode uuid>:<index>"
+    id: str
+    type: str  # memory | message | episode_summary
+    text: str
+    anchor: str  # what the context groups the item under (a memory's subject entity, a message's speaker)
+    kind: str | None = None
+    status: str | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    importance: float = 0.0
+    reinforce_count: int = 0
+    when: datetime | None = None  # the time the item speaks for (memory validity start, message date)
+    episode_ids: list[str] = field(default_factory=list)
+    message_ids: list[str] = field(default_factory=list)
+    ranks: dict[str, int] = field(default_factory=dict)
+    score: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": self.type,
+            "text": self.text,
+            "kind": self.kind,
+            "status": self.status,
+            "valid_from": self.valid_from,
+            "valid_until": self.valid_until,
+            "score": round(self.score, 6),
+            "ranks": self.ranks,
+            "provenance": {"episode_ids": self.episode_ids, "message_ids": self.message_ids},
+        }
+
+
+def item_from_row(row: dict[str, Any]) -> Item:
+    if row["memory_id"] is not None:
+        return Item(
+            key=f"memory:{row['memory_id']}",
+            id=str(row["memory_id"]),
+            type="memory",
+            text=row["m_text"],
+            anchor=row["m_anchor"] or "",
+            kind=row["m_kind"],
+            status=row["m_status"],
+            valid_from=row["m_valid_from"],
+            valid_until=row["m_valid_until"],
+            importance=row["m_importance"] or 0.0,
+            reinforce_count=row["m_reinforce_count"] or 0,
+            when=row["m_valid_from"],
+            episode_ids=[str(value) for value in row["m_episode_ids"] or [] if value],
+            message_ids=list(row["m_message_ids"] or []),
+        )
+    if row["message_id"] is not None:
+        return Item(
+            key=f"message:{row['message_id']}",
+            id=str(row["message_id"]),
+            type="message",
+            text=row["msg_content"],
+            anchor=row["msg_speaker"] or "",
+            when=row["msg_date"],
+            episode_ids=[str(row["msg_episode_id"])],
+            message_ids=[row["msg_caller_id"]] if row["msg_caller_id"] else [],
+        )
+    if row["summary_episode_id"] is not None:
+        return Item(
+            key=f"summary:{row['summary_episode_id']}",
+            id=str(row["summary_episode_id"]),
+            type="episode_summary",
+            text=row["ep_summary"],
+            anchor="",
+            when=row["ep_date"],
+            episode_ids=[str(row["summary_episode_id"])],
+        )
+    return Item(
+        key=f"raw:{row['raw_episode_id']}:{row['raw_index']}",
+        id=f"{row['raw_episode_id']}:{row['raw_index']}",
+        type="message",
+        text=row["raw_text"] or "",
+        anchor=row["raw_name"] or "",
+        status="unprocessed",
+        episode_ids=[str(row["raw_episode_id"])],
+        message_ids=[row["raw_caller_id"]] if row["raw_caller_id"] else [],
+    )

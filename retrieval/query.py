@@ -1,0 +1,114 @@
+"""Compose the signals into ONE SQL statement: one round trip returns every signal's ranked hits with the
+details of each hit (memory, message, summary or unprocessed message) and the user's processed_through."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from django.db import connection
+
+from memhq.services.entities import normalize_name
+from retrieval.signals import SignalSQL, entity, keyword, messages, summaries, vector
+
+_WORD = re.compile(r"[a-z0-9]+")
+#: Query n-grams (1..N words) compared with entity names and aliases for exact anchors.
+MAX_NAME_WORDS = 3
+#: Only this many query words go into the full-text OR query (very long queries add noise and cost).
+MAX_QUERY_TERMS = 32
+
+
+def signal_sql() -> list[SignalSQL]:
+    return [
+        vector.build(),
+        keyword.build(),
+        entity.build(),
+        messages.build_vector(),
+        messages.build_keyword(),
+        messages.build_unprocessed(),
+        summaries.build(),
+    ]
+
+
+QUERY_CTE = """q AS MATERIALIZED (
+    SELECT %s::vector AS v, to_tsquery('english', %s) AS tsq, %s::uuid AS project_id, %s::text AS user_id,
+           %s::timestamptz AS as_of, %s::bool AS history, %s::text AS qtext, %s::text[] AS qwords)"""
+
+DETAILS = """
+SELECT p.processed_through, h.*,
+       m.text AS m_text, m.kind AS m_kind, m.status AS m_status, m.valid_from AS m_valid_from,
+       m.valid_until AS m_valid_until, m.importance AS m_importance, m.confidence AS m_confidence,
+       m.reinforce_count AS m_reinforce_count, m.last_seen_at AS m_last_seen_at, m.subject AS m_subject,
+       coalesce(se.name, m.subject) AS m_anchor,
+       ev.message_ids AS m_message_ids, ev.episode_ids AS m_episode_ids,
+       msg.content AS msg_content, coalesce(nullif(msg.name, ''), msg.role) AS msg_speaker,
+       msg.caller_id AS msg_caller_id, msg.episode_id AS msg_episode_id, msg.document_date AS msg_date,
+       ep.summary AS ep_summary,
+       (SELECT min(document_date) FROM memhq_episodemessage WHERE episode_id = ep.id) AS ep_date
+FROM (SELECT (SELECT max(received_at) FROM memhq_episode
+              WHERE project_id = (SELECT project_id FROM q) AND user_id = (SELECT user_id FROM q)
+                AND status = 'completed') AS processed_through) AS p
+LEFT JOIN hits h ON true
+LEFT JOIN memhq_memory m ON m.id = h.memory_id
+LEFT JOIN memhq_entity se ON se.id = m.subject_entity_id
+LEFT JOIN LATERAL (
+    SELECT array_agg(DISTINCT mid) FILTER (WHERE mid <> '') AS message_ids,
+           array_agg(DISTINCT ev.episode_id) AS episode_ids
+    FROM memhq_evidence ev LEFT JOIN LATERAL unnest(ev.caller_message_ids) AS mid ON true
+    WHERE ev.memory_id = m.id
+) AS ev ON h.memory_id IS NOT NULL
+LEFT JOIN memhq_episodemessage msg ON msg.id = h.message_id
+LEFT JOIN memhq_episode ep ON ep.id = h.summary_episode_id
+"""
+
+
+@dataclass(frozen=True)
+class QueryContext:
+    project_id: uuid.UUID
+    user_id: str
+    text: str
+    vector: np.ndarray
+    as_of: datetime
+    history: bool
+
+
+def tsquery_text(text: str) -> str:
+    """An OR query of the words (stemming and stop words are Postgres's 'english' configuration's job)."""
+    words = list(dict.fromkeys(_WORD.findall(text.lower())))[:MAX_QUERY_TERMS]
+    return " | ".join(words)
+
+
+def name_ngrams(text: str) -> list[str]:
+    words = normalize_name(text).split()
+    grams = {
+        " ".join(words[start : start + size])
+        for size in range(1, MAX_NAME_WORDS + 1)
+        for start in range(0, max(len(words) - size + 1, 0))
+    }
+    return sorted(grams)
+
+
+def run(context: QueryContext) -> list[dict[str, Any]]:
+    signals = signal_sql()
+    hits = " UNION ALL ".join(f"({signal.sql})" for signal in signals)
+    sql = f"WITH {QUERY_CTE}, hits AS ({hits}) {DETAILS}"
+    params: list[Any] = [
+        "[" + ",".join(f"{value:.6f}" for value in context.vector) + "]",
+        tsquery_text(context.text),
+        context.project_id,
+        context.user_id,
+        context.as_of,
+        context.history,
+        normalize_name(context.text),
+        name_ngrams(context.text),
+    ]
+    for signal in signals:
+        params.extend(signal.params)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        columns = [column.name for column in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]

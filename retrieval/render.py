@@ -1,0 +1,77 @@
+"""Render items as a context block for a system prompt, grouped by anchor, within a token budget."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from datetime import datetime
+
+from memhq.ai.tokens import count_tokens
+from retrieval.items import Item
+
+HEADER = "What you know about this user (most relevant first):"
+EXCERPTS = "From earlier conversations:"
+SUMMARIES = "Earlier conversations were about:"
+
+
+def _date(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d") if value else ""
+
+
+def item_line(item: Item) -> str:
+    if item.type == "memory":
+        period = _date(item.valid_from)
+        if item.valid_until is not None:
+            period = f"{period} to {_date(item.valid_until)}, no longer true"
+        return f"- {item.text} ({period})" if period else f"- {item.text}"
+    if item.type == "episode_summary":
+        return f"- [{_date(item.when)}] {item.text}"
+    speaker = f"{item.anchor}: " if item.anchor else ""
+    when = f"[{_date(item.when)}] " if item.when else ""
+    return f"- {when}{speaker}{item.text}"
+
+
+def fit(items: list[Item], max_tokens: int) -> tuple[list[Item], str, int]:
+    """Keep items in order while the rendered context fits ``max_tokens``; return (kept, text, tokens)."""
+    kept: list[Item] = []
+    budget = max_tokens - count_tokens(HEADER) - count_tokens(EXCERPTS) - count_tokens(SUMMARIES)
+    used = 0
+    for item in items:
+        # Group titles cost a few tokens each; count them with the line so the total stays within budget.
+        cost = count_tokens(item_line(item)) + count_tokens(item.anchor) + 2
+        if used + cost > budget:
+            continue
+        kept.append(item)
+        used += cost
+    text = render(kept)
+    while kept and count_tokens(text) > max_tokens:  # a guard: estimates above are meant to be upper bounds
+        kept.pop()
+        text = render(kept)
+    return kept, text, count_tokens(text) if kept else 0
+
+
+def render(items: list[Item]) -> str:
+    if not items:
+        return ""
+    groups: OrderedDict[str, list[str]] = OrderedDict()
+    excerpts: list[str] = []
+    summaries: list[str] = []
+    for item in items:
+        if item.type == "memory":
+            groups.setdefault(item.anchor or "user", []).append(item_line(item))
+        elif item.type == "episode_summary":
+            summaries.append(item_line(item))
+        else:
+            excerpts.append(item_line(item))
+    parts: list[str] = []
+    if groups:
+        parts.append(HEADER)
+        for anchor, lines in groups.items():
+            parts.append(f"{anchor}:")
+            parts.extend(lines)
+    if excerpts:
+        parts.append(EXCERPTS)
+        parts.extend(excerpts)
+    if summaries:
+        parts.append(SUMMARIES)
+        parts.extend(summaries)
+    return "\n".join(parts)

@@ -1,0 +1,65 @@
+"""Raw conversation: vector kNN and full-text over episode messages, and full-text over the messages of
+episodes not persisted yet (read-your-writes: what the user said a second ago is never invisible)."""
+
+from __future__ import annotations
+
+from retrieval.signals import SIGNAL_LIMIT, USER_MESSAGE, SignalSQL, hits_select
+
+VECTOR = "message_vector"
+KEYWORD = "message_keyword"
+RECENT = "unprocessed"
+#: How many not-yet-persisted episodes of the user are scanned (newest first).
+RECENT_EPISODES = 20
+
+
+def build_vector(limit: int = SIGNAL_LIMIT) -> SignalSQL:
+    inner = f"""
+        SELECT id FROM (
+            SELECT msg.id, msg.embedding <=> (SELECT v FROM q) AS distance
+            FROM memhq_episodemessage msg
+            WHERE {USER_MESSAGE} AND msg.embedding IS NOT NULL
+            ORDER BY msg.embedding <=> (SELECT v FROM q)
+            LIMIT {limit}
+        ) AS nearest ORDER BY distance
+    """
+    return SignalSQL(VECTOR, hits_select(VECTOR, inner, message_id="id"))
+
+
+def build_keyword(limit: int = SIGNAL_LIMIT) -> SignalSQL:
+    inner = f"""
+        SELECT msg.id FROM memhq_episodemessage msg
+        WHERE {USER_MESSAGE} AND msg.search_vector @@ (SELECT tsq FROM q)
+        ORDER BY ts_rank_cd(msg.search_vector, (SELECT tsq FROM q)) DESC, msg.id DESC
+        LIMIT {limit}
+    """
+    return SignalSQL(KEYWORD, hits_select(KEYWORD, inner, message_id="id"))
+
+
+def build_unprocessed(limit: int = SIGNAL_LIMIT) -> SignalSQL:
+    inner = f"""
+        SELECT e.id AS episode_id, (item.ordinality - 1)::int AS idx, item.value->>'content' AS content,
+               coalesce(item.value->>'name', item.value->>'role') AS speaker, item.value->>'id' AS caller_id
+        FROM (
+            SELECT id, raw_body FROM memhq_episode
+            WHERE project_id = (SELECT project_id FROM q) AND user_id = (SELECT user_id FROM q)
+              AND phase_done = 0 AND status <> 'failed'
+            ORDER BY received_at DESC LIMIT {RECENT_EPISODES}
+        ) AS e
+        CROSS JOIN LATERAL jsonb_array_elements(convert_from(e.raw_body, 'UTF8')::jsonb -> 'messages')
+            WITH ORDINALITY AS item
+        WHERE to_tsvector('english', item.value->>'content') @@ (SELECT tsq FROM q)
+        ORDER BY ts_rank_cd(to_tsvector('english', item.value->>'content'), (SELECT tsq FROM q)) DESC
+        LIMIT {limit}
+    """
+    return SignalSQL(
+        RECENT,
+        hits_select(
+            RECENT,
+            inner,
+            raw_episode_id="episode_id",
+            raw_index="idx",
+            raw_text="content",
+            raw_name="speaker",
+            raw_caller_id="caller_id",
+        ),
+    )

@@ -1,0 +1,45 @@
+"""A receiver that is down and comes back gets every event, driven only by sweeps (at-least-once delivery;
+receivers deduplicate by webhook-id)."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+from memhq.models import DeliveryStatus, Project, WebhookDelivery
+from memhq.services.webhooks import event_emit
+from memhq.webhooks.dispatch import sweep
+from tests.webhooks.conftest import make_endpoint
+from tests.webhooks.receiver import Receiver
+
+EVENTS = 5
+SWEEP_ROUNDS = 20
+
+
+def test_a_receiver_that_was_down_gets_every_event_once_it_is_back(
+    settings: Any, project: Project, receiver: Receiver, eager: None
+) -> None:
+    settings.MEMHQ_WEBHOOKS_RETRY_SCHEDULE_S = [0.05, 0.05, 0.05, 0.05, 0.05]
+    settings.MEMHQ_WEBHOOKS_RETRY_JITTER = 0.0
+    settings.MEMHQ_WEBHOOKS_REQUEUE_AFTER_S = 0.0
+    make_endpoint(project, receiver.url)
+    receiver.stop()
+    events = [
+        event_emit(project_id=project.pk, user_id="u1", type="memories.changed", payload={"n": n})
+        for n in range(EVENTS)
+    ]
+    assert sweep() == EVENTS  # every first attempt fails: connection refused
+    assert set(WebhookDelivery.objects.values_list("status", flat=True)) == {DeliveryStatus.PENDING}
+    time.sleep(0.1)
+    sweep()  # second attempts fail too
+    receiver.start()  # back, on the same port
+    for _ in range(SWEEP_ROUNDS):
+        time.sleep(0.06)
+        sweep()
+        if not WebhookDelivery.objects.exclude(status=DeliveryStatus.DELIVERED).exists():
+            break
+    assert set(WebhookDelivery.objects.values_list("status", flat=True)) == {DeliveryStatus.DELIVERED}
+    received = Counter(receiver.webhook_ids())
+    assert received == Counter({str(event.pk): 1 for event in events})  # each event exactly once
+    assert all(attempts == 3 for attempts in WebhookDelivery.objects.values_list("attempts", flat=True))
