@@ -187,6 +187,18 @@ MEMHQ_QUEUED_GRACE_S = env_int("MEMHQ_QUEUED_GRACE_S", 30)
 
 # Retrieval (DESIGN §5).
 MEMHQ_RRF_K = env_int("MEMHQ_RRF_K", 60)
+# Weighted RRF: how much each signal's ranking counts (1 = a plain RRF vote). Tuned on locomo-dev with
+# `memhq_eval --signals`: raw messages and memory vectors carry most of the evidence; the entity anchor and
+# summaries add context more than ranked evidence, so they vote less.
+MEMHQ_SIGNAL_WEIGHTS = {
+    "vector": 1.2,
+    "keyword": 0.3,
+    "entity": 0.2,
+    "message_vector": 1.0,
+    "message_keyword": 1.0,
+    "unprocessed": 1.0,
+    "summary": 0.3,
+}
 
 # Webhooks: deliveries to private/loopback addresses are refused unless allowed (tests allow loopback).
 MEMHQ_WEBHOOKS_ALLOW_PRIVATE = env_bool("MEMHQ_WEBHOOKS_ALLOW_PRIVATE", False)

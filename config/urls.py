@@ -4,8 +4,8 @@ from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
 from memhq.api.episodes import AddView, EpisodeDetailView, EpisodeListView
 from memhq.api.health import HealthView
-from memhq.api.recall import RecallView
 from memhq.api.memories import EntityDetailView, EntityListView, MemoryDetailView, MemoryListView
+from memhq.api.recall import RecallView
 from memhq.api.webhooks import (
     DeliveryReplayView,
     WebhookDeliveryListView,

@@ -11,10 +11,16 @@ K = TypeVar("K", bound=Hashable)
 DEFAULT_K = 60
 
 
-def rrf(ranked_lists: Mapping[str, Sequence[K]], k: int = DEFAULT_K) -> dict[K, float]:
-    """Fuse ranked lists (best first) into one score per item. Pure: no I/O, no randomness."""
+def rrf(
+    ranked_lists: Mapping[str, Sequence[K]], k: int = DEFAULT_K, weights: Mapping[str, float] | None = None
+) -> dict[K, float]:
+    """Fuse ranked lists (best first) into one score per item; ``weights`` scale a list's votes (default 1).
+
+    Pure: no I/O, no randomness.
+    """
     scores: dict[K, float] = {}
-    for items in ranked_lists.values():
+    for name, items in ranked_lists.items():
+        weight = 1.0 if weights is None else weights.get(name, 1.0)
         for rank, item in enumerate(items, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return scores

@@ -101,7 +101,8 @@ def assemble(
     candidates = [
         item for item in items.values() if kinds is None or (item.type == "memory" and item.kind in kinds)
     ]
-    ordered = rerank(candidates, rrf(ranked, k=settings.MEMHQ_RRF_K), as_of)
+    fused = rrf(ranked, k=settings.MEMHQ_RRF_K, weights=settings.MEMHQ_SIGNAL_WEIGHTS)
+    ordered = rerank(candidates, fused, as_of)
     kept, context, tokens = fit(ordered[:limit], max_tokens)
     return RecallResult(
         items=kept,

@@ -128,18 +128,20 @@ def post(
                 return Answer(response.status_code, response.headers.get("retry-after"), _start_of(response))
             finally:
                 response.close()
-    assert last_error is not None  # addresses is never empty
-    raise last_error
+    raise last_error or httpx.ConnectError(f"no address of {host} to connect to")
 
 
 def _start_of(response: httpx.Response) -> str:
     if response.is_success:
         return ""
     read = b""
-    for chunk in response.iter_bytes():
-        read += chunk
-        if len(read) >= ERROR_BODY_BYTES:
-            break
+    try:
+        for chunk in response.iter_bytes():
+            read += chunk
+            if len(read) >= ERROR_BODY_BYTES:
+                break
+    except httpx.HTTPError:
+        pass  # the status code is the answer; the body is only a hint for last_error
     return read[:ERROR_BODY_BYTES].decode(errors="replace").strip()
 
 

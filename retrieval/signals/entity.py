@@ -1,5 +1,6 @@
 """Entity anchor: entities named in the query (alias- and typo-tolerant, by trigram word similarity) plus the
-query's nearest entities by embedding → every live memory touching them (one hop)."""
+query's nearest entities by embedding → every live memory touching them (one hop), closest to the query
+first."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
             SELECT max(a.strength) AS strength FROM anchors a WHERE a.id = ANY(m.entity_ids)
         ) AS touched ON touched.strength IS NOT NULL
         WHERE {LIVE_MEMORY} AND m.entity_ids && (SELECT array_agg(id) FROM anchors)
-        ORDER BY touched.strength DESC, m.importance DESC, m.last_seen_at DESC
+        ORDER BY touched.strength DESC, m.embedding <=> (SELECT v FROM q)
         LIMIT {limit}
     """
     return SignalSQL(NAME, hits_select(NAME, inner, memory_id="id"))

@@ -16,7 +16,8 @@ class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b"ok"
-    delay_s: float = 0.0
+    delay_s: float = 0.0  # before the status line
+    body_delay_s: float = 0.0  # between the headers and the body
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,8 @@ class Receiver:
                         self.send_header(name, value)
                     self.send_header("Content-Length", str(len(reply.body)))
                     self.end_headers()
+                    self.wfile.flush()
+                    time.sleep(reply.body_delay_s)
                     self.wfile.write(reply.body)
 
             def log_message(self, format: str, *args: Any) -> None:

@@ -178,3 +178,23 @@ def test_a_name_that_does_not_resolve_at_send_time_is_retried(project: Project) 
     delivery = reload(delivery)
     assert "does not resolve" in delivery.last_error
     assert delivery.next_attempt_at is not None
+
+
+def test_when_the_first_address_refuses_the_connection_the_next_one_is_tried(
+    monkeypatch: pytest.MonkeyPatch, project: Project, receiver: Receiver
+) -> None:
+    real = socket.getaddrinfo
+
+    def two_addresses(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == PUBLIC_NAME:  # nothing listens on 127.0.0.2; the receiver is on 127.0.0.1
+            return [
+                (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.2", port)),
+                (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port)),
+            ]
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", two_addresses)
+    endpoint, _ = make_endpoint(project, f"http://{PUBLIC_NAME}:{receiver.port}/hook")
+    event_emit(project_id=project.pk, user_id="u1", type="memories.changed", payload={})
+    assert deliver(str(WebhookDelivery.objects.get(endpoint=endpoint).pk)) == DeliveryStatus.DELIVERED
+    assert len(receiver.requests) == 1

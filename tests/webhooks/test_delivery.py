@@ -132,6 +132,16 @@ def test_other_4xx_fail_without_retry(
     assert len(receiver.requests) == 1
 
 
+def test_a_4xx_whose_body_never_arrives_still_fails_on_its_status(
+    fast_retries: None, settings: Any, project: Project, receiver: Receiver, hook: Any
+) -> None:
+    settings.MEMHQ_WEBHOOKS_TIMEOUT_S = 0.3
+    receiver.reply(Reply(status=404, body=b"late", body_delay_s=1.0))
+    delivery = attempt(emit(project))
+    assert delivery.status == DeliveryStatus.FAILED and delivery.last_status_code == 404
+    assert delivery.last_error == "HTTP 404"
+
+
 def test_410_fails_the_delivery_and_disables_the_endpoint(
     project: Project, receiver: Receiver, hook: tuple[WebhookEndpoint, str]
 ) -> None:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from datetime import timedelta
 from typing import Any
+
+from django.utils import timezone
 
 from memhq.models import DeliveryStatus, Project, WebhookDelivery
 from memhq.services.webhooks import event_emit
@@ -43,3 +46,18 @@ def test_a_receiver_that_was_down_gets_every_event_once_it_is_back(
     received = Counter(receiver.webhook_ids())
     assert received == Counter({str(event.pk): 1 for event in events})  # each event exactly once
     assert all(attempts == 3 for attempts in WebhookDelivery.objects.values_list("attempts", flat=True))
+
+
+def test_a_delivery_whose_worker_died_mid_attempt_is_sent_again_by_the_sweep_after_its_lease(
+    fast_retries: None, project: Project, receiver: Receiver, eager: None
+) -> None:
+    make_endpoint(project, receiver.url)
+    event = event_emit(project_id=project.pk, user_id="u1", type="memories.changed", payload={})
+    held = timezone.now() + timedelta(seconds=60)
+    WebhookDelivery.objects.update(status=DeliveryStatus.SENDING, attempts=1, lease_expires_at=held)
+    assert sweep() == 0  # the lease still holds: another worker may be sending right now
+    WebhookDelivery.objects.update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    assert sweep() == 1
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.status == DeliveryStatus.DELIVERED and delivery.attempts == 2
+    assert receiver.webhook_ids() == [str(event.pk)]
