@@ -168,6 +168,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "webhooks.sweep",
         "schedule": env_float("MEMHQ_WEBHOOKS_SWEEP_EVERY_S", 5.0),
     },
+    "threads-inactivity-sweep": {
+        "task": "threads.inactivity_sweep",
+        "schedule": env_float("MEMHQ_THREADS_SWEEP_EVERY_S", 5.0),
+    },
 }
 
 # Ingestion (DESIGN §3).
@@ -199,6 +203,21 @@ MEMHQ_SIGNAL_WEIGHTS = {
     "unprocessed": 1.0,
     "summary": 0.3,
 }
+
+# Working memory (threads). A thread's pending messages become an episode this long after its last message
+# (a project may override it: Project.settings["auto_episode_interval"], seconds).
+MEMHQ_AUTO_EPISODE_INTERVAL_S = env_float("MEMHQ_AUTO_EPISODE_INTERVAL_S", 1800.0)
+# A temporary thread inactive this long is ended by the inactivity sweep (its messages are deleted).
+MEMHQ_TEMPORARY_THREAD_EXPIRY_S = env_float("MEMHQ_TEMPORARY_THREAD_EXPIRY_S", 86400.0)
+# Compaction starts when the messages not covered by the summary exceed either threshold, and keeps the
+# newest ones (at most this many messages and tokens) verbatim; the summary is capped at SUMMARY_MAX_TOKENS.
+MEMHQ_THREAD_COMPACT_AFTER_MESSAGES = env_int("MEMHQ_THREAD_COMPACT_AFTER_MESSAGES", 40)
+MEMHQ_THREAD_COMPACT_AFTER_TOKENS = env_int("MEMHQ_THREAD_COMPACT_AFTER_TOKENS", 4000)
+MEMHQ_THREAD_KEEP_RECENT_MESSAGES = env_int("MEMHQ_THREAD_KEEP_RECENT_MESSAGES", 20)
+MEMHQ_THREAD_KEEP_RECENT_TOKENS = env_int("MEMHQ_THREAD_KEEP_RECENT_TOKENS", 2000)
+MEMHQ_THREAD_SUMMARY_MAX_TOKENS = env_int("MEMHQ_THREAD_SUMMARY_MAX_TOKENS", 400)
+# A compaction requested this long ago and not done (broker down, lost task) is enqueued again.
+MEMHQ_THREAD_COMPACTION_RETRY_S = env_float("MEMHQ_THREAD_COMPACTION_RETRY_S", 300.0)
 
 # Webhooks: deliveries to private/loopback addresses are refused unless allowed (tests allow loopback).
 MEMHQ_WEBHOOKS_ALLOW_PRIVATE = env_bool("MEMHQ_WEBHOOKS_ALLOW_PRIVATE", False)

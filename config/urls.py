@@ -6,6 +6,14 @@ from memhq.api.episodes import AddView, EpisodeDetailView, EpisodeListView
 from memhq.api.health import HealthView
 from memhq.api.memories import EntityDetailView, EntityListView, MemoryDetailView, MemoryListView
 from memhq.api.recall import RecallView
+from memhq.api.threads import (
+    ThreadDetailView,
+    ThreadEndView,
+    ThreadListView,
+    ThreadMessagesView,
+    ThreadPrepareAndRecallView,
+    ThreadPrepareView,
+)
 from memhq.api.webhooks import (
     DeliveryReplayView,
     WebhookDeliveryListView,
@@ -17,6 +25,7 @@ from memhq.api.webhooks import (
 
 API = "v1/memhq/"
 WEBHOOK = f"{API}webhooks/<str:endpoint_id>"
+THREAD = f"{API}threads/<str:thread_id>"
 
 urlpatterns = [
     path(f"{API}add", AddView.as_view(), name="add"),
@@ -33,6 +42,12 @@ urlpatterns = [
     path(f"{WEBHOOK}/test", WebhookTestView.as_view(), name="webhook-test"),
     path(f"{WEBHOOK}/deliveries", WebhookDeliveryListView.as_view(), name="webhook-deliveries"),
     path(f"{API}deliveries/<str:delivery_id>/replay", DeliveryReplayView.as_view(), name="delivery-replay"),
+    path(f"{API}threads", ThreadListView.as_view(), name="thread-list"),
+    path(THREAD, ThreadDetailView.as_view(), name="thread-detail"),
+    path(f"{THREAD}/messages", ThreadMessagesView.as_view(), name="thread-messages"),
+    path(f"{THREAD}/prepare", ThreadPrepareView.as_view(), name="thread-prepare"),
+    path(f"{THREAD}/end", ThreadEndView.as_view(), name="thread-end"),
+    path(f"{THREAD}/prepare-and-recall", ThreadPrepareAndRecallView.as_view(), name="thread-prepare-recall"),
     path(f"{API}openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     path("healthz", HealthView.as_view(), name="healthz"),

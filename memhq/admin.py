@@ -21,6 +21,7 @@ from memhq.models import (
     Project,
 )
 from memhq.services.tenancy import api_key_create
+from memhq.threads import admin as threads_admin  # noqa: F401  (registers threads)
 from memhq.webhooks import admin as webhooks_admin  # noqa: F401  (registers endpoints, events, deliveries)
 
 

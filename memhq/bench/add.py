@@ -94,7 +94,7 @@ def served(
 ) -> Iterator[tuple[str, int | None]]:
     """(base url, gunicorn pid) of the given server, or of a gunicorn started for the duration."""
     if url is not None:
-        yield url.rstrip("/"), None
+        yield url.rstrip("/"), cpu.server_root(url)
         return
     with gunicorn(target=target, log=log, workers=workers, extra_env=env) as server:
         yield server.url, server.pid
@@ -128,12 +128,12 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
         try:
             memhq_wsgi = wsgi_target(settings.WSGI_APPLICATION)
             with served(options.get("url"), memhq_wsgi, Path(tmp) / "memhq.log", workers, {}) as (url, pid):
-                write(f"MemHQ: {url}{ADD_PATH} (gunicorn pid {pid or 'external'})")
+                write(f"MemHQ: {url}{ADD_PATH} (server pid {pid or 'not local'})")
                 runs["memhq"] = measure(url + ADD_PATH, auth, pid, options)
             if not options.get("no_baseline"):
                 log, env = Path(tmp) / "baseline.log", {BASELINE_ENV: "1"}
                 with served(options.get("baseline_url"), BASELINE_WSGI, log, workers, env) as (url, pid):
-                    write(f"baseline: {url}/{BASELINE_ROUTE} (gunicorn pid {pid or 'external'})")
+                    write(f"baseline: {url}/{BASELINE_ROUTE} (server pid {pid or 'not local'})")
                     headers = {**auth, PROJECT_HEADER: project.project_id}
                     runs["baseline"] = measure(f"{url}/{BASELINE_ROUTE}", headers, pid, options)
         finally:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 import psutil
 import redis
@@ -28,6 +29,7 @@ CLIENT, WEB, POSTGRES, REDIS, OTHER = (
 MACHINE = "__machine__"
 MS_PER_S = 1000.0
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+HTTP_PORT = 80
 
 
 def _tree(pid: int) -> list[psutil.Process]:
@@ -61,6 +63,22 @@ def _redis_pid() -> int | None:
     except (redis.RedisError, psutil.Error, KeyError, ValueError):
         logger.debug("redis is not a local process", exc_info=True)
         return None
+
+
+def server_root(url: str) -> int | None:
+    """The pid of the local process tree serving ``url`` (e.g. a gunicorn started by ``make run``)."""
+    parts = urlsplit(url)
+    if parts.hostname not in LOCAL_HOSTS:
+        return None
+    try:
+        listeners = [c for c in psutil.net_connections("tcp") if c.status == psutil.CONN_LISTEN and c.pid]
+        pid = next(c.pid for c in listeners if c.laddr and c.laddr.port == (parts.port or HTTP_PORT))
+        process = psutil.Process(pid)
+        while (parent := process.parent()) is not None and parent.cmdline() == process.cmdline():
+            process = parent  # a worker sharing the master's socket → the master
+    except (psutil.Error, StopIteration):
+        return None
+    return process.pid
 
 
 def probe_for(web_pid: int | None) -> Callable[[], Snapshot]:

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from memhq.bench.cpu import OTHER
 from memhq.bench.http import LoadResult
 
 NS_PER_MS = 1_000_000
@@ -16,6 +17,7 @@ US_PER_S = 1_000_000
 MS_PER_S = 1000
 PERCENTILES = (50, 95, 99)
 MAX_ERROR_KINDS = 5
+NOISE_SHARE_PERCENT = 10.0  # above this, CPU used by unrelated processes makes the figures unreliable
 
 
 def percentile(sorted_values: Sequence[int], pct: float) -> int:
@@ -109,6 +111,9 @@ def format_cpu(cpu: dict[str, float], requests: int, seconds: float, cores: int)
     rows = [f"    {group:<24} {ms / requests:6.3f} ms   {ms * share:5.1f}%" for group, ms in cpu.items()]
     total = sum(cpu.values())
     rows.append(f"    {'total':<24} {total / requests:6.3f} ms   {total * share:5.1f}%")
+    noise = cpu.get(OTHER, 0.0) * share
+    if noise > NOISE_SHARE_PERCENT:
+        rows.append(f"  ! unrelated processes used {noise:.0f}% of the machine: figures are perturbed")
     return f"  CPU per request, and share of the {cores} cores, over the window:\n" + "\n".join(rows)
 
 

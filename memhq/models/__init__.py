@@ -3,6 +3,7 @@ from memhq.models.episodes import Candidate, Episode, EpisodeMessage, EpisodePha
 from memhq.models.journal import Batch, BatchKind, JournalEntry
 from memhq.models.memories import Evidence, Memory, MemoryKind, MemoryOrigin, MemoryStatus
 from memhq.models.tenancy import ApiKey, Project
+from memhq.models.threads import Thread, ThreadMessage, ThreadStatus
 from memhq.models.webhooks import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent
 
 __all__ = [
@@ -23,6 +24,9 @@ __all__ = [
     "MemoryOrigin",
     "MemoryStatus",
     "Project",
+    "Thread",
+    "ThreadMessage",
+    "ThreadStatus",
     "WebhookDelivery",
     "WebhookEndpoint",
     "WebhookEvent",

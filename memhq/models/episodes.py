@@ -40,6 +40,9 @@ class Episode(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="episodes")
     user_id = models.CharField(max_length=200)
     thread_key = models.CharField(max_length=200, blank=True, default="")
+    thread = models.ForeignKey(
+        "memhq.Thread", null=True, blank=True, on_delete=models.SET_NULL, related_name="episodes"
+    )
     raw_body = models.BinaryField()
     content_hash = models.CharField(max_length=64)
     idempotency_key = models.CharField(max_length=200, null=True, blank=True)

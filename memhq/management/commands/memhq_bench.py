@@ -6,13 +6,14 @@ Each benchmark is one module under memhq/bench/ with ``HELP``, ``add_arguments(p
 
 from __future__ import annotations
 
+import signal
 from argparse import ArgumentParser
 from importlib import import_module
 from typing import Any, Protocol, cast
 
 from django.core.management.base import BaseCommand, CommandError
 
-BENCHMARKS = {"add": "memhq.bench.add"}
+BENCHMARKS = {"add": "memhq.bench.add", "ingest": "memhq.bench.ingest"}
 
 
 class Benchmark(Protocol):
@@ -21,6 +22,10 @@ class Benchmark(Protocol):
     def add_arguments(self, parser: ArgumentParser) -> None: ...
 
     def run(self, options: dict[str, Any], write: Any) -> dict[str, Any]: ...
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def benchmark(name: str) -> Benchmark:
@@ -37,6 +42,9 @@ class Command(BaseCommand):
             module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.HELP))
 
     def handle(self, *args: Any, **options: Any) -> None:
+        # SIGTERM (e.g. from config.devservers) must unwind like Ctrl-C so the servers and workers a
+        # benchmark started are stopped by its cleanup code rather than orphaned.
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
         try:
             benchmark(options["benchmark"]).run(options, self.stdout.write)
         except ValueError as exc:

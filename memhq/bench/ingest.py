@@ -1,0 +1,194 @@
+"""``memhq_bench ingest``: throughput and freshness of the pipeline with real workers, offline extractor.
+
+1. Throughput: --episodes 10-message episodes are sent to /add over HTTP as fast as the server takes them;
+   episodes/s = episodes / (last completion − first receipt). Per-phase medians come from each episode's
+   completion record.
+2. Freshness at an offered load: --rate episodes/s for --latency-seconds (open loop); /add → indexed_at
+   (the moment recall can see the episode's memories) p50/p95.
+
+The web server is a gunicorn started as the Procfile does; the workers are one ``celery worker`` with
+--concurrency processes (default: one per core).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import statistics
+import tempfile
+import threading
+import time
+from argparse import ArgumentParser
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from django.db.models import Max, Min
+
+from memhq.bench.episode import episode_body
+from memhq.bench.report import write_json
+from memhq.bench.server import gunicorn
+from memhq.bench.workers import celery_worker
+from memhq.models import Episode, EpisodeStatus, Project
+from memhq.services.tenancy import project_create
+
+HELP = "ingestion throughput and /add → indexed_at latency with real workers"
+TARGET_EPISODES_PER_S = 15.0
+TARGET_P95_S = 1.0
+SENDER_THREADS = 4
+WARMUP_EPISODES = 4
+POLL_S = 0.2
+WAIT_TIMEOUT_S = 1800.0
+PHASES = ("persist", "anchor dates", "extract", "resolve entities", "reconcile", "index", "notify")
+
+
+def add_arguments(parser: ArgumentParser) -> None:
+    parser.add_argument("--episodes", type=int, default=500, help="episodes in the throughput run")
+    parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 2, help="worker processes")
+    parser.add_argument("--rate", type=float, default=5.0, help="offered load of the latency run, episodes/s")
+    parser.add_argument("--latency-seconds", type=float, default=20.0, help="length of the latency run")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+
+
+class Sender:
+    """POSTs /add bodies over one keep-alive connection per thread."""
+
+    def __init__(self, url: str, key: str) -> None:
+        parsed = urlparse(url)
+        self.host, self.port = parsed.hostname or "127.0.0.1", parsed.port or 80
+        self.headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+        self.local = threading.local()
+        self.errors = 0
+
+    def check(self) -> None:
+        if self.errors:
+            raise RuntimeError(f"{self.errors} requests to /add failed; see the web server's log")
+
+    def post_all(self, bodies: list[bytes]) -> None:
+        for body in bodies:
+            self.post(body)
+
+    def post(self, body: bytes) -> None:
+        if not hasattr(self.local, "conn"):
+            self.local.conn = http.client.HTTPConnection(self.host, self.port)
+        try:
+            self.local.conn.request("POST", "/v1/memhq/add", body=body, headers=self.headers)
+            response = self.local.conn.getresponse()
+            response.read()
+            if response.status != 202:
+                self.errors += 1
+        except (OSError, http.client.HTTPException):
+            self.errors += 1
+            self.local.conn.close()
+            del self.local.conn
+
+
+def send_all(sender: Sender, bodies: list[bytes]) -> None:
+    chunks = [bodies[index::SENDER_THREADS] for index in range(SENDER_THREADS)]
+    threads = [threading.Thread(target=sender.post_all, args=(chunk,)) for chunk in chunks]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    sender.check()
+
+
+def send_at_rate(sender: Sender, bodies: list[bytes], rate: float) -> None:
+    started = time.monotonic()
+    for index, body in enumerate(bodies):
+        delay = started + index / rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        sender.post(body)
+    sender.check()
+
+
+def wait_done(project: Project, user_prefix: str, count: int) -> None:
+    deadline = time.monotonic() + WAIT_TIMEOUT_S
+    episodes = Episode.objects.filter(project=project, user_id__startswith=user_prefix)
+    while time.monotonic() < deadline:
+        done = episodes.filter(status__in=[EpisodeStatus.COMPLETED, EpisodeStatus.FAILED]).count()
+        if done >= count:
+            return
+        time.sleep(POLL_S)
+    raise RuntimeError(f"episodes of {user_prefix} did not finish within {WAIT_TIMEOUT_S}s")
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(pct / 100 * len(ordered)) - 1))]
+
+
+def throughput(project: Project, prefix: str) -> dict[str, Any]:
+    episodes = Episode.objects.filter(project=project, user_id__startswith=prefix)
+    bounds = episodes.aggregate(first=Min("received_at"), last=Max("completed_at"))
+    if bounds["first"] is None or bounds["last"] is None:
+        raise RuntimeError("no completed episodes to measure")
+    seconds = (bounds["last"] - bounds["first"]).total_seconds()
+    timings: dict[str, list[float]] = {phase: [] for phase in PHASES}
+    for stats in episodes.values_list("stats", flat=True):
+        for phase, value in (stats or {}).get("timings_ms", {}).items():
+            timings.setdefault(phase, []).append(float(value))
+    count = episodes.count()
+    return {
+        "episodes": count,
+        "failed": episodes.filter(status=EpisodeStatus.FAILED).count(),
+        "seconds": round(seconds, 2),
+        "episodes_per_s": round(count / seconds, 2),
+        "phase_median_ms": {phase: round(statistics.median(v), 1) for phase, v in timings.items() if v},
+    }
+
+
+def freshness(project: Project, prefix: str) -> dict[str, Any]:
+    rows = Episode.objects.filter(project=project, user_id__startswith=prefix, indexed_at__isnull=False)
+    lags = [
+        (indexed - received).total_seconds()
+        for received, indexed in rows.values_list("received_at", "indexed_at")
+        if indexed is not None
+    ]
+    return {
+        "episodes": len(lags),
+        "p50_s": round(percentile(lags, 50), 3),
+        "p95_s": round(percentile(lags, 95), 3),
+        "max_s": round(max(lags), 3),
+    }
+
+
+def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
+    project, issued = project_create(name=f"bench-ingest-{time.time_ns()}")
+    logs = Path(tempfile.mkdtemp(prefix="memhq-bench-ingest-"))
+    rate, seconds = options["rate"], options["latency_seconds"]
+    try:
+        with (
+            gunicorn(target="config.wsgi:application", log=logs / "web.log") as server,
+            celery_worker(concurrency=options["concurrency"], log=logs / "worker.log"),
+        ):
+            sender = Sender(server.url, issued.plaintext)
+            send_all(sender, [episode_body(f"warm-{i}") for i in range(WARMUP_EPISODES)])
+            wait_done(project, "warm-", WARMUP_EPISODES)
+            write(f"throughput: {options['episodes']} episodes, {options['concurrency']} worker processes…")
+            send_all(sender, [episode_body(f"tp-{i % 50:02d}") for i in range(options["episodes"])])
+            wait_done(project, "tp-", options["episodes"])
+            count = max(1, round(rate * seconds))
+            write(f"freshness: {count} episodes at {rate}/s…")
+            send_at_rate(sender, [episode_body(f"lat-{i % 50:02d}") for i in range(count)], rate)
+            wait_done(project, "lat-", count)
+        document: dict[str, Any] = {
+            "throughput": throughput(project, "tp-"),
+            "freshness": {"offered_per_s": rate, **freshness(project, "lat-")},
+            "http_errors": sender.errors,
+            "targets": {"episodes_per_s": TARGET_EPISODES_PER_S, "p95_s": TARGET_P95_S},
+        }
+    finally:
+        project.delete()
+    write(json.dumps(document, indent=2))
+    tp, fr = document["throughput"], document["freshness"]
+    write(
+        f"\n{tp['episodes_per_s']} episodes/s (target ≥ {TARGET_EPISODES_PER_S}); "
+        f"/add → indexed_at at {rate}/s: p50 {fr['p50_s']} s, p95 {fr['p95_s']} s (target ≤ {TARGET_P95_S} s)"
+    )
+    if options.get("json"):
+        write_json(options["json"], document)
+    return document
