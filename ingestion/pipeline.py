@@ -9,6 +9,7 @@ from celery import chain
 from celery.canvas import Signature
 from django.utils import timezone
 
+from config.celery import app as celery_app
 from memhq.models import Episode, EpisodePhase
 
 logger = logging.getLogger(__name__)
@@ -33,13 +34,18 @@ def build_chain(episode_id: str, from_phase: int = EpisodePhase.PERSIST) -> chai
     return chain(*phase_signatures(episode_id, from_phase))
 
 
+START_TASK = "ingestion.start"
+
+
 def enqueue_episode(episode_id: uuid.UUID | str, from_phase: int = EpisodePhase.PERSIST) -> bool:
-    """Publish the chain; when the broker is unreachable, record it on the episode for the outbox sweep.
+    """Publish one small ``ingestion.start`` message (by name: the web process never imports the phases);
+    the worker that takes it publishes the chain. When the broker is unreachable, record it on the episode
+    for the outbox sweep.
 
     Never raises: the episode is already stored, and the sweep re-enqueues what could not be published.
     """
     try:
-        build_chain(str(episode_id), from_phase).apply_async()
+        celery_app.send_task(START_TASK, args=[str(episode_id), int(from_phase)])
     except Exception:  # kombu/redis raise many types; whatever it is, the sweep will retry
         logger.warning("could not enqueue episode %s; the outbox sweep will retry", episode_id, exc_info=True)
         Episode.objects.filter(pk=episode_id).update(enqueue_failed_at=timezone.now())

@@ -13,6 +13,7 @@ from django.db import InterfaceError, OperationalError
 from config.celery import app
 from ingestion import sweeps
 from ingestion.phases import MODULES
+from ingestion.pipeline import build_chain
 from ingestion.runner import Claim, fail_episode, release_phase, run_phase
 from memhq.ai.errors import TransientAIError
 from memhq.models import EpisodePhase
@@ -50,6 +51,12 @@ def execute(task: Task, episode_id: str, phase: EpisodePhase) -> None:
         raise Ignore() from exc
     if claim in (Claim.GONE, Claim.BUSY):
         raise Ignore()  # stop this copy of the chain; the owner of the claim carries it on
+
+
+@app.task(base=PhaseTask, name="ingestion.start")
+def start(episode_id: str, from_phase: int = EpisodePhase.PERSIST) -> None:
+    """Publish the episode's chain from ``from_phase``; /add sends only this small message."""
+    build_chain(episode_id, from_phase).apply_async()
 
 
 @app.task(bind=True, base=PhaseTask, name="ingestion.persist")

@@ -5,20 +5,17 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from drf_spectacular.utils import OpenApiParameter, extend_schema
+from pydantic import ValidationError
 from rest_framework import exceptions, status
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memhq.api.add_request import AddRequest, field_errors
 from memhq.api.auth import project_of
 from memhq.api.errors import Conflict, PayloadTooLarge
-from memhq.api.serializers import (
-    AddRequestSerializer,
-    AddResponseSerializer,
-    EpisodeListQuerySerializer,
-    EpisodeSerializer,
-)
+from memhq.api.serializers import AddResponseSerializer, EpisodeListQuerySerializer, EpisodeSerializer
 from memhq.selectors.episodes import episode_get, episode_list
 from memhq.services.episodes import IdempotencyConflict, episode_create
 
@@ -46,7 +43,7 @@ def raw_json_body(request: Request) -> bytes:
 
 class AddView(APIView):
     @extend_schema(
-        request=AddRequestSerializer,
+        request=AddRequest,
         responses={202: AddResponseSerializer},
         parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False)],
         summary="Send an episode (a list of messages): stored verbatim, processed in the background.",
@@ -59,15 +56,16 @@ class AddView(APIView):
             raise exceptions.ValidationError(
                 {"Idempotency-Key": [f"At most {MAX_IDEMPOTENCY_KEY_CHARS} chars."]}
             )
-        serializer = AddRequestSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        try:
+            data = AddRequest.model_validate_json(raw_body)
+        except ValidationError as error:
+            raise exceptions.ValidationError(field_errors(error)) from None
         try:
             receipt = episode_create(
                 project=project,
-                user_id=data["user_id"],
+                user_id=data.user_id,
                 raw_body=raw_body,
-                thread_key=data.get("thread_id", ""),
+                thread_key=data.thread_id or "",
                 idempotency_key=idempotency_key,
             )
         except IdempotencyConflict:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.conf import settings
@@ -37,24 +36,6 @@ class MessageInSerializer(StrictSerializer):
         limit = settings.MEMHQ_MAX_MESSAGE_BYTES
         if len(value) * 4 > limit and len(value.encode()) > limit:
             raise serializers.ValidationError(f"A message may hold at most {limit} bytes.")
-        return value
-
-
-class AddRequestSerializer(StrictSerializer):
-    """``POST /v1/memhq/add``. Naive timestamps are taken as UTC."""
-
-    user_id = serializers.CharField(max_length=settings.MEMHQ_MAX_USER_ID_CHARS, allow_blank=False)
-    messages = serializers.ListField(
-        child=MessageInSerializer(), allow_empty=False, max_length=settings.MEMHQ_MAX_MESSAGES
-    )
-    timestamp = serializers.DateTimeField(required=False)
-    thread_id = serializers.CharField(required=False, max_length=MAX_ID_CHARS)
-    metadata = serializers.DictField(required=False)
-
-    def validate_metadata(self, value: dict[str, Any]) -> dict[str, Any]:
-        limit = settings.MEMHQ_MAX_METADATA_BYTES
-        if len(json.dumps(value, separators=(",", ":")).encode()) > limit:
-            raise serializers.ValidationError(f"metadata may hold at most {limit} bytes of JSON.")
         return value
 
 
