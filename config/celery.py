@@ -10,3 +10,4 @@ app = Celery("memhq")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["ingestion", "memhq"])
 app.autodiscover_tasks(["memhq"], related_name="thread_tasks")  # working memory (threads)
+app.autodiscover_tasks(["memhq"], related_name="consolidation_tasks")  # deep consolidation

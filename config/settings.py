@@ -172,6 +172,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "threads.inactivity_sweep",
         "schedule": env_float("MEMHQ_THREADS_SWEEP_EVERY_S", 5.0),
     },
+    "consolidation-sweep": {
+        "task": "memhq.consolidation_sweep",
+        "schedule": env_float("MEMHQ_CONSOLIDATION_EVERY_S", 900.0),
+    },
 }
 
 # Ingestion (DESIGN §3).
@@ -190,19 +194,29 @@ MEMHQ_STALL_TIMEOUT_S = env_int("MEMHQ_STALL_TIMEOUT_S", 300)
 MEMHQ_QUEUED_GRACE_S = env_int("MEMHQ_QUEUED_GRACE_S", 30)
 
 # Retrieval (DESIGN §5).
-MEMHQ_RRF_K = env_int("MEMHQ_RRF_K", 60)
-# Weighted RRF: how much each signal's ranking counts (1 = a plain RRF vote). Tuned on locomo-dev with
-# `memhq_eval --signals`: raw messages and memory vectors carry most of the evidence; the entity anchor and
-# summaries add context more than ranked evidence, so they vote less.
+# Fusion (retrieval/fusion.py): each signal's scores are min-max normalised over its hits and weighted.
+# Tuned on locomo-dev with `memhq_eval --signals` (and checked tuned-on-3/tested-on-2 conversations): raw
+# messages and memory vectors carry most of the evidence; the time anchor is sharp when the query names a
+# date; the entity anchor and summaries add context more than ranked evidence, so they vote less.
 MEMHQ_SIGNAL_WEIGHTS = {
     "vector": 1.2,
     "keyword": 0.3,
-    "entity": 0.2,
-    "message_vector": 1.0,
-    "message_keyword": 1.0,
+    "entity": 0.5,
+    "message_vector": 0.6,
+    "message_keyword": 1.4,
     "unprocessed": 1.0,
     "summary": 0.3,
+    "time": 1.5,
 }
+# How much a memory's vote counts toward the message(s) it was distilled from (memories mostly restate one
+# message: counting them fully double-counts it).
+MEMHQ_MEMORY_SHARE = env_float("MEMHQ_MEMORY_SHARE", 0.5)
+# Extra vote (×(1+this)) for messages spoken by / memories about someone the query names.
+MEMHQ_SPEAKER_BOOST = env_float("MEMHQ_SPEAKER_BOOST", 0.6)
+# Neighbour expansion: share of a top message's score given to the turn at each offset from it, for the
+# MEMHQ_NEIGHBOUR_SEEDS best messages (the next turn often answers, the speaker's own turns go on).
+MEMHQ_NEIGHBOUR_WEIGHTS = {1: 0.4, 2: 0.4, -1: 0.2, -2: 0.2}
+MEMHQ_NEIGHBOUR_SEEDS = env_int("MEMHQ_NEIGHBOUR_SEEDS", 20)
 
 # Working memory (threads). A thread's pending messages become an episode this long after its last message
 # (a project may override it: Project.settings["auto_episode_interval"], seconds).
@@ -218,6 +232,8 @@ MEMHQ_THREAD_KEEP_RECENT_TOKENS = env_int("MEMHQ_THREAD_KEEP_RECENT_TOKENS", 200
 MEMHQ_THREAD_SUMMARY_MAX_TOKENS = env_int("MEMHQ_THREAD_SUMMARY_MAX_TOKENS", 400)
 # A compaction requested this long ago and not done (broker down, lost task) is enqueued again.
 MEMHQ_THREAD_COMPACTION_RETRY_S = env_float("MEMHQ_THREAD_COMPACTION_RETRY_S", 300.0)
+# prepare-and-recall runs prepare on a helper thread (own connection) beside recall; 0: one after the other.
+MEMHQ_PREPARE_AND_RECALL_CONCURRENT = env_bool("MEMHQ_PREPARE_AND_RECALL_CONCURRENT", True)
 
 # Webhooks: deliveries to private/loopback addresses are refused unless allowed (tests allow loopback).
 MEMHQ_WEBHOOKS_ALLOW_PRIVATE = env_bool("MEMHQ_WEBHOOKS_ALLOW_PRIVATE", False)
@@ -232,6 +248,29 @@ MEMHQ_WEBHOOKS_RETRY_AFTER_MAX_S = env_float("MEMHQ_WEBHOOKS_RETRY_AFTER_MAX_S",
 MEMHQ_WEBHOOKS_REQUEUE_AFTER_S = env_float("MEMHQ_WEBHOOKS_REQUEUE_AFTER_S", 60.0)
 MEMHQ_WEBHOOKS_SECRET_ROTATION_GRACE_S = env_float("MEMHQ_WEBHOOKS_SECRET_ROTATION_GRACE_S", 86400.0)
 MEMHQ_WEBHOOKS_MAX_ENDPOINTS = env_int("MEMHQ_WEBHOOKS_MAX_ENDPOINTS", 20)
+
+# Memory control (README "Memory control"). The graph view returns at most this many nodes and edges; a
+# memory's history at most this many events (oldest first).
+MEMHQ_GRAPH_MAX_NODES = env_int("MEMHQ_GRAPH_MAX_NODES", 500)
+MEMHQ_GRAPH_MAX_EDGES = env_int("MEMHQ_GRAPH_MAX_EDGES", 1000)
+MEMHQ_HISTORY_MAX_EVENTS = env_int("MEMHQ_HISTORY_MAX_EVENTS", 1000)
+# An erasure waits this long for the user's in-flight writes (/add, phases) before answering 409.
+MEMHQ_ERASURE_LOCK_TIMEOUT_S = env_float("MEMHQ_ERASURE_LOCK_TIMEOUT_S", 5.0)
+# Deep consolidation (beat, every MEMHQ_CONSOLIDATION_EVERY_S): each chunk examines at most CHUNK_SIZE rows
+# of one user and commits as one journaled batch; a sweep runs at most MAX_CHUNKS chunks, pausing PAUSE_S
+# after each (so it never hogs the database), and the next sweep resumes where it stopped.
+MEMHQ_CONSOLIDATION_CHUNK_SIZE = env_int("MEMHQ_CONSOLIDATION_CHUNK_SIZE", 200)
+MEMHQ_CONSOLIDATION_MAX_CHUNKS = env_int("MEMHQ_CONSOLIDATION_MAX_CHUNKS", 500)
+MEMHQ_CONSOLIDATION_CHUNK_PAUSE_S = env_float("MEMHQ_CONSOLIDATION_CHUNK_PAUSE_S", 0.0)
+# A failed episode whose error was transient is retried once it has been failed this long, at most
+# MAX_EPISODE_RETRIES times.
+MEMHQ_CONSOLIDATION_RETRY_AFTER_S = env_float("MEMHQ_CONSOLIDATION_RETRY_AFTER_S", 600.0)
+MEMHQ_CONSOLIDATION_MAX_EPISODE_RETRIES = env_int("MEMHQ_CONSOLIDATION_MAX_EPISODE_RETRIES", 3)
+# Importance decay: a memory not seen for more than DECAY_AFTER_DAYS has its importance capped at
+# 0.5 ** ((days unseen - DECAY_AFTER_DAYS) / HALF_LIFE_DAYS), never below FLOOR (and never raised).
+MEMHQ_IMPORTANCE_DECAY_AFTER_DAYS = env_float("MEMHQ_IMPORTANCE_DECAY_AFTER_DAYS", 90.0)
+MEMHQ_IMPORTANCE_HALF_LIFE_DAYS = env_float("MEMHQ_IMPORTANCE_HALF_LIFE_DAYS", 180.0)
+MEMHQ_IMPORTANCE_FLOOR = env_float("MEMHQ_IMPORTANCE_FLOOR", 0.1)
 
 LOGGING = {
     "version": 1,

@@ -2,9 +2,18 @@ from django.contrib import admin
 from django.urls import path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
+from memhq.api.batches import BatchDetailView, BatchListView, BatchRevertView
 from memhq.api.episodes import AddView, EpisodeDetailView, EpisodeListView
+from memhq.api.graph import GraphView
 from memhq.api.health import HealthView
-from memhq.api.memories import EntityDetailView, EntityListView, MemoryDetailView, MemoryListView
+from memhq.api.memories import EntityDetailView, EntityListView
+from memhq.api.memory_control import (
+    MemoryCollectionView,
+    MemoryDisableView,
+    MemoryEnableView,
+    MemoryHistoryView,
+    MemoryItemView,
+)
 from memhq.api.recall import RecallView
 from memhq.api.threads import (
     ThreadDetailView,
@@ -14,6 +23,7 @@ from memhq.api.threads import (
     ThreadPrepareAndRecallView,
     ThreadPrepareView,
 )
+from memhq.api.users import UserErasureView
 from memhq.api.webhooks import (
     DeliveryReplayView,
     WebhookDeliveryListView,
@@ -26,14 +36,23 @@ from memhq.api.webhooks import (
 API = "v1/memhq/"
 WEBHOOK = f"{API}webhooks/<str:endpoint_id>"
 THREAD = f"{API}threads/<str:thread_id>"
+MEMORY = f"{API}memories/<str:memory_id>"
 
 urlpatterns = [
     path(f"{API}add", AddView.as_view(), name="add"),
     path(f"{API}episodes", EpisodeListView.as_view(), name="episode-list"),
     path(f"{API}episodes/<str:episode_id>", EpisodeDetailView.as_view(), name="episode-detail"),
     path(f"{API}recall", RecallView.as_view(), name="recall"),
-    path(f"{API}memories", MemoryListView.as_view(), name="memory-list"),
-    path(f"{API}memories/<str:memory_id>", MemoryDetailView.as_view(), name="memory-detail"),
+    path(f"{API}memories", MemoryCollectionView.as_view(), name="memory-list"),
+    path(MEMORY, MemoryItemView.as_view(), name="memory-detail"),
+    path(f"{MEMORY}/history", MemoryHistoryView.as_view(), name="memory-history"),
+    path(f"{MEMORY}/disable", MemoryDisableView.as_view(), name="memory-disable"),
+    path(f"{MEMORY}/enable", MemoryEnableView.as_view(), name="memory-enable"),
+    path(f"{API}graph", GraphView.as_view(), name="graph"),
+    path(f"{API}batches", BatchListView.as_view(), name="batch-list"),
+    path(f"{API}batches/<str:batch_id>", BatchDetailView.as_view(), name="batch-detail"),
+    path(f"{API}batches/<str:batch_id>/revert", BatchRevertView.as_view(), name="batch-revert"),
+    path(f"{API}users/<path:user_id>", UserErasureView.as_view(), name="user-erase"),
     path(f"{API}entities", EntityListView.as_view(), name="entity-list"),
     path(f"{API}entities/<str:entity_id>", EntityDetailView.as_view(), name="entity-detail"),
     path(f"{API}webhooks", WebhookListView.as_view(), name="webhook-list"),

@@ -86,9 +86,14 @@ def run_phase(episode_id: str, phase: EpisodePhase, module: Phase[Any]) -> str:
         logger.info("episode %s phase %s: %s, nothing to do", episode_id, phase.label, claim)
         return claim
     started = time.perf_counter()
-    data = module.compute(Episode.objects.defer("summary_embedding").get(pk=episode_id))
+    claimed = Episode.objects.defer("summary_embedding").filter(pk=episode_id).first()
+    if claimed is None:  # erased since the claim (DELETE /users/{user_id})
+        return Claim.GONE
+    data = module.compute(claimed)
     with transaction.atomic():
-        episode = Episode.objects.select_for_update().defer("summary_embedding").get(pk=episode_id)
+        episode = Episode.objects.select_for_update().defer("summary_embedding").filter(pk=episode_id).first()
+        if episode is None:
+            return Claim.GONE
         if episode.phase_running != phase or episode.phase_done != phase - 1:
             # The claim went stale and another worker took the phase over: its result wins.
             logger.warning("episode %s phase %s: claim lost, discarding result", episode_id, phase.label)

@@ -8,6 +8,10 @@ from django.contrib import admin, messages
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
+from memhq.control.admin import (  # also registers erasure receipts and the cursor
+    BatchRevertMixin,
+    MemoryControlMixin,
+)
 from memhq.models import (
     ApiKey,
     Batch,
@@ -31,6 +35,9 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # history is never lost: memories are deleted by status, users by erasure
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -126,7 +133,7 @@ class EvidenceInline(ReadOnlyInline):
 
 
 @admin.register(Memory)
-class MemoryAdmin(ReadOnlyAdmin):
+class MemoryAdmin(MemoryControlMixin, ReadOnlyAdmin):
     list_display = (
         "text",
         "user_id",
@@ -158,7 +165,7 @@ class JournalEntryInline(ReadOnlyInline):
 
 
 @admin.register(Batch)
-class BatchAdmin(ReadOnlyAdmin):
-    list_display = ("id", "kind", "user_id", "episode", "created_at", "project")
+class BatchAdmin(BatchRevertMixin, ReadOnlyAdmin):
+    list_display = ("id", "kind", "user_id", "actor", "note", "episode", "created_at", "project")
     list_filter = ("kind", "project")
     inlines = [JournalEntryInline]

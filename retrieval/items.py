@@ -23,8 +23,12 @@ class Item:
     when: datetime | None = None  # the time the item speaks for (memory validity start, message date)
     episode_ids: list[str] = field(default_factory=list)
     message_ids: list[str] = field(default_factory=list)
+    #: The stored messages the item stands for, as "<episode uuid>:<index>": a message itself, a memory's
+    #: evidence. Fusion adds up the votes for one message across items and dedupes on these.
+    sources: list[str] = field(default_factory=list)
     ranks: dict[str, int] = field(default_factory=dict)
     score: float = 0.0
+    vote: float = 0.0  # the item's own fused vote, before it is shared with items of the same messages
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -39,6 +43,11 @@ class Item:
             "ranks": self.ranks,
             "provenance": {"episode_ids": self.episode_ids, "message_ids": self.message_ids},
         }
+
+
+def message_source(episode_id: object, index: object) -> str:
+    """The "<episode uuid>:<index>" key of a stored message."""
+    return f"{episode_id}:{index}"
 
 
 def item_from_row(row: dict[str, Any]) -> Item:
@@ -58,6 +67,7 @@ def item_from_row(row: dict[str, Any]) -> Item:
             when=row["m_valid_from"],
             episode_ids=[str(value) for value in row["m_episode_ids"] or [] if value],
             message_ids=list(row["m_message_ids"] or []),
+            sources=sorted(row["m_sources"] or []),
         )
     if row["message_id"] is not None:
         return Item(
@@ -69,6 +79,7 @@ def item_from_row(row: dict[str, Any]) -> Item:
             when=row["msg_date"],
             episode_ids=[str(row["msg_episode_id"])],
             message_ids=[row["msg_caller_id"]] if row["msg_caller_id"] else [],
+            sources=[message_source(row["msg_episode_id"], row["msg_index"])],
         )
     if row["summary_episode_id"] is not None:
         return Item(

@@ -1,5 +1,8 @@
 """Compose the signals into ONE SQL statement: one round trip returns every signal's ranked hits with the
-details of each hit (memory, message, summary or unprocessed message) and the user's processed_through."""
+details of each hit (memory, message, summary or unprocessed message) and the user's processed_through.
+
+Shape: ``WITH q (the query), corpus/terms/term_sets (BM25 statistics), base_hits (every signal), hits
+(base_hits + the neighbours of the best base hits)`` then the details of each hit."""
 
 from __future__ import annotations
 
@@ -13,7 +16,20 @@ import numpy as np
 from django.db import connection
 
 from memhq.services.entities import normalize_name
-from retrieval.signals import SignalSQL, entity, keyword, messages, summaries, vector
+from retrieval.signals import (
+    LIVE_MEMORY,
+    USER_MESSAGE,
+    SignalSQL,
+    entity,
+    keyword,
+    messages,
+    neighbours,
+    summaries,
+    time,
+    vector,
+)
+from retrieval.signals.terms import terms_cte
+from retrieval.type_hints import hinted_types
 
 _WORD = re.compile(r"[a-z0-9]+")
 #: Query n-grams (1..N words) compared with entity names and aliases for exact anchors.
@@ -31,12 +47,15 @@ def signal_sql() -> list[SignalSQL]:
         messages.build_keyword(),
         messages.build_unprocessed(),
         summaries.build(),
+        time.build(),
     ]
 
 
 QUERY_CTE = """q AS MATERIALIZED (
     SELECT %s::vector AS v, to_tsquery('english', %s) AS tsq, %s::uuid AS project_id, %s::text AS user_id,
-           %s::timestamptz AS as_of, %s::bool AS history, %s::text AS qtext, %s::text[] AS qwords)"""
+           %s::timestamptz AS as_of, %s::bool AS history, %s::text AS qtext, %s::text[] AS qwords,
+           %s::text AS qraw, %s::text[] AS type_hints, %s::timestamptz[] AS time_starts,
+           %s::timestamptz[] AS time_ends)"""
 
 DETAILS = """
 SELECT p.processed_through, h.*,
@@ -44,9 +63,10 @@ SELECT p.processed_through, h.*,
        m.valid_until AS m_valid_until, m.importance AS m_importance, m.confidence AS m_confidence,
        m.reinforce_count AS m_reinforce_count, m.last_seen_at AS m_last_seen_at, m.subject AS m_subject,
        coalesce(se.name, m.subject) AS m_anchor,
-       ev.message_ids AS m_message_ids, ev.episode_ids AS m_episode_ids,
+       ev.message_ids AS m_message_ids, ev.episode_ids AS m_episode_ids, ev.sources AS m_sources,
        msg.content AS msg_content, coalesce(nullif(msg.name, ''), msg.role) AS msg_speaker,
        msg.caller_id AS msg_caller_id, msg.episode_id AS msg_episode_id, msg.document_date AS msg_date,
+       msg.index AS msg_index,
        ep.summary AS ep_summary,
        (SELECT min(document_date) FROM memhq_episodemessage WHERE episode_id = ep.id) AS ep_date
 FROM (SELECT (SELECT max(received_at) FROM memhq_episode
@@ -57,8 +77,11 @@ LEFT JOIN memhq_memory m ON m.id = h.memory_id
 LEFT JOIN memhq_entity se ON se.id = m.subject_entity_id
 LEFT JOIN LATERAL (
     SELECT array_agg(DISTINCT mid) FILTER (WHERE mid <> '') AS message_ids,
-           array_agg(DISTINCT ev.episode_id) AS episode_ids
-    FROM memhq_evidence ev LEFT JOIN LATERAL unnest(ev.caller_message_ids) AS mid ON true
+           array_agg(DISTINCT ev.episode_id) AS episode_ids,
+           array_agg(DISTINCT ev.episode_id::text || ':' || idx) FILTER (WHERE idx IS NOT NULL) AS sources
+    FROM memhq_evidence ev
+    LEFT JOIN LATERAL unnest(ev.caller_message_ids) AS mid ON true
+    LEFT JOIN LATERAL unnest(ev.message_indexes) AS idx ON true
     WHERE ev.memory_id = m.id
 ) AS ev ON h.memory_id IS NOT NULL
 LEFT JOIN memhq_episodemessage msg ON msg.id = h.message_id
@@ -92,10 +115,23 @@ def name_ngrams(text: str) -> list[str]:
     return sorted(grams)
 
 
-def run(context: QueryContext) -> list[dict[str, Any]]:
+def statement() -> tuple[str, list[Any]]:
+    """The SQL (after the ``q`` parameters) and the signals' own parameters."""
     signals = signal_sql()
-    hits = " UNION ALL ".join(f"({signal.sql})" for signal in signals)
-    sql = f"WITH {QUERY_CTE}, hits AS ({hits}) {DETAILS}"
+    base = " UNION ALL ".join(f"({signal.sql})" for signal in signals)
+    expansion = neighbours.build()
+    sql = (
+        f"WITH {QUERY_CTE}, {terms_cte(USER_MESSAGE, LIVE_MEMORY)}, "
+        f"base_hits AS MATERIALIZED ({base}), "
+        f"hits AS (SELECT * FROM base_hits UNION ALL ({expansion.sql})) {DETAILS}"
+    )
+    params = [param for signal in (*signals, expansion) for param in signal.params]
+    return sql, params
+
+
+def run(context: QueryContext) -> list[dict[str, Any]]:
+    sql, signal_params = statement()
+    starts, ends = time.windows(context.text, context.as_of)
     params: list[Any] = [
         "[" + ",".join(f"{value:.6f}" for value in context.vector) + "]",
         tsquery_text(context.text),
@@ -105,9 +141,12 @@ def run(context: QueryContext) -> list[dict[str, Any]]:
         context.history,
         normalize_name(context.text),
         name_ngrams(context.text),
+        context.text,
+        hinted_types(context.text),
+        starts,
+        ends,
+        *signal_params,
     ]
-    for signal in signals:
-        params.extend(signal.params)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         columns = [column.name for column in cursor.description]

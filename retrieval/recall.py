@@ -1,7 +1,9 @@
 """``recall``: what MemHQ knows that is relevant to a message, bounded and time-aware (DESIGN §5).
 
 1. Embed the query once. 2. One SQL round trip runs every signal (retrieval/signals/), each bounded.
-3. Reciprocal Rank Fusion, then a rerank by importance, reinforcement and recency relative to ``as_of``.
+3. Fusion (``retrieval.fusion``): per-signal normalised, weighted votes, nudged by importance,
+   reinforcement and recency relative to ``as_of`` (``retrieval.rerank``), added up per stored message and
+   spread to the best messages' neighbours; items standing for messages a better item carries are dropped.
 4. Keep ≤ ``limit`` items whose rendered context fits ``max_tokens``.
 5. If anything fails, fall back to the latest live memories and say ``degraded``.
 """
@@ -10,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -21,10 +22,10 @@ from memhq.ai.provider import get_embedder
 from memhq.models import Memory, MemoryStatus
 from memhq.services.transactions import savepoint_if_in_transaction
 from retrieval import query
-from retrieval.fusion import rrf
+from retrieval.fusion import FusionSettings, Hit, dedupe, spread, vote
 from retrieval.items import Item
 from retrieval.render import fit
-from retrieval.rerank import rerank
+from retrieval.rerank import ordered, rerank
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +68,9 @@ def recall(
             as_of=as_of,
             history=include_history,
         )
-        return assemble(rows, as_of=as_of, limit=limit, max_tokens=max_tokens, kinds=kinds)
+        return assemble(
+            rows, as_of=as_of, limit=limit, max_tokens=max_tokens, kinds=kinds, query_text=query_text
+        )
     except Exception:  # any failure of a signal: degrade, never error (DESIGN §5.5)
         logger.exception("recall failed for project %s; answering degraded", project_id)
         return degraded(project_id=project_id, user_id=user_id, as_of=as_of, max_tokens=max_tokens)
@@ -83,32 +86,60 @@ def fetch(
         return query.run(context)
 
 
+def fusion_settings() -> FusionSettings:
+    return FusionSettings(
+        weights=settings.MEMHQ_SIGNAL_WEIGHTS,
+        memory_share=settings.MEMHQ_MEMORY_SHARE,
+        speaker_boost=settings.MEMHQ_SPEAKER_BOOST,
+        neighbour_weights=settings.MEMHQ_NEIGHBOUR_WEIGHTS,
+        neighbour_seeds=settings.MEMHQ_NEIGHBOUR_SEEDS,
+    )
+
+
 def assemble(
-    rows: list[dict[str, object]], *, as_of: datetime, limit: int, max_tokens: int, kinds: list[str] | None
+    rows: list[dict[str, object]],
+    *,
+    as_of: datetime,
+    limit: int,
+    max_tokens: int,
+    kinds: list[str] | None,
+    query_text: str = "",
 ) -> RecallResult:
     from retrieval.items import item_from_row
 
     processed_through = rows[0]["processed_through"] if rows else None
     items: dict[str, Item] = {}
-    ranked: dict[str, list[str]] = defaultdict(list)
+    hits: list[Hit] = []
     for row in rows:
         if row["signal"] is None:
             continue
         item = items.setdefault(_key(row), item_from_row(row))
         signal = str(row["signal"])
         item.ranks.setdefault(signal, int(row["rank"]))  # type: ignore[call-overload]
-        ranked[signal].append(item.key)
-    candidates = [
-        item for item in items.values() if kinds is None or (item.type == "memory" and item.kind in kinds)
-    ]
-    fused = rrf(ranked, k=settings.MEMHQ_RRF_K, weights=settings.MEMHQ_SIGNAL_WEIGHTS)
-    ordered = rerank(candidates, fused, as_of)
-    kept, context, tokens = fit(ordered[:limit], max_tokens)
+        hits.append(_hit(row, item.key))
+    candidates = {
+        key: item
+        for key, item in items.items()
+        if kinds is None or (item.type == "memory" and item.kind in kinds)
+    }
+    config = fusion_settings()
+    vote(items, hits, query_text, config)
+    rerank(list(candidates.values()), as_of)
+    spread(candidates, config)
+    best = dedupe(ordered(list(candidates.values())))
+    kept, context, tokens = fit(best[:limit], max_tokens)
     return RecallResult(
         items=kept,
         context=context,
         context_tokens=tokens,
         processed_through=processed_through,  # type: ignore[arg-type]
+    )
+
+
+def _hit(row: dict[str, object], key: str) -> Hit:
+    score = row.get("score")
+    return Hit(
+        signal=str(row["signal"]), key=key, score=float(score) if isinstance(score, int | float) else None
     )
 
 

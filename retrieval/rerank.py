@@ -1,4 +1,10 @@
-"""After fusion: nudge the RRF score by importance, reinforcement and recency (relative to ``as_of``)."""
+"""Between the votes and their spreading over messages (``retrieval.fusion``): nudge each item's own vote by
+importance, reinforcement and recency (relative to ``as_of``); then the final order.
+
+The nudges are small multipliers (at most +45% together), so they reorder near-ties and never bury an
+old fact that matched well: on locomo-dev, where most evidence is months older than the question, a
+recency weight of 0.15 (half-life 180 days) changes frac@10 by < 0.005 and 0.3 costs 0.01.
+"""
 
 from __future__ import annotations
 
@@ -32,7 +38,13 @@ def boost(item: Item, as_of: datetime) -> float:
     )
 
 
-def rerank(items: list[Item], fused: dict[str, float], as_of: datetime) -> list[Item]:
+def rerank(items: list[Item], as_of: datetime) -> None:
+    """Scale every item's vote by its :func:`boost`."""
     for item in items:
-        item.score = fused[item.key] * boost(item, as_of)
-    return sorted(items, key=lambda item: (-item.score, item.key))
+        item.vote *= boost(item, as_of)
+
+
+def ordered(items: list[Item]) -> list[Item]:
+    """Best first: fused score, then the item's own vote (of a memory and its message, the one the signals
+    found more directly comes first), then the key (stable)."""
+    return sorted(items, key=lambda item: (-item.score, -item.vote, item.key))

@@ -181,7 +181,6 @@ def test_env_example_urls_point_at_the_compose_services() -> None:
     assert urlparse(values["REDIS_URL"]).hostname == "redis"
 
 
-@pytest.mark.django_db
 def test_manage_py_commands_the_services_run_exist() -> None:
     commands = get_commands()
     used = 0

@@ -21,6 +21,10 @@ Choices recorded here:
   ``spouse`` and ``partner`` are single-valued (a new one replaces the old), the others accumulate.
 * Predicates that are not in the table (the rules extractor's generic fallback uses the verb lemma, e.g.
   ``paint`` or ``not_eat``) are allowed: they are multi-valued and never supersede anything.
+* **What one watches or reads is media**: the object of ``watch``/``read`` (and their re-/binge forms) is typed
+  ``media`` over the NER label (the small model calls "Breaking Bad" a PERSON). The object of ``listen``
+  is media only when NER has no better label ("listen to Taylor Swift" is a person). So is the object of
+  ``favorite_<x>`` for x a kind of work (book, show, TV show, film, song, ...), judged by its last word.
 """
 
 from __future__ import annotations
@@ -195,10 +199,36 @@ STRONG_OBJECT_TYPES: Final[frozenset[str]] = frozenset(
     }
 )
 
-#: favorite_<x> objects by kind of thing; anything else is a concept.
+#: favorite_<x> objects by kind of thing (the last word of x); anything else is a concept.
 _FAVORITE_MEDIA: Final = frozenset(
-    {"book", "movie", "film", "show", "series", "song", "album", "band", "game", "novel", "podcast"}
+    {
+        "book",
+        "books",
+        "movie",
+        "movies",
+        "film",
+        "films",
+        "show",
+        "shows",
+        "series",
+        "sitcom",
+        "documentary",
+        "anime",
+        "song",
+        "songs",
+        "album",
+        "band",
+        "game",
+        "novel",
+        "podcast",
+        "author",
+        "artist",
+        "singer",
+    }
 )
+#: Verbs (generic predicates = lemma) whose object is a work: always media / media unless NER knows better.
+MEDIA_VERBS: Final = frozenset({"watch", "rewatch", "binge", "read", "reread", "stream"})
+WEAK_MEDIA_VERBS: Final = frozenset({"listen"})
 
 _FAVORITE_FILLER: Final = frozenset(
     {"favorite", "favourite", "fave", "fav", "kind", "type", "sort", "of", "my"}
@@ -230,11 +260,18 @@ def object_entity_type(predicate: str) -> EntityType | None:
     """The entity type an object of ``predicate`` usually has, or None when it is a free value."""
     name = normalise_predicate(predicate)
     if name.startswith(FAVORITE_PREFIX):
-        return "media" if name[len(FAVORITE_PREFIX) :] in _FAVORITE_MEDIA else "concept"
+        return "media" if name.rsplit("_", 1)[-1] in _FAVORITE_MEDIA else "concept"
+    if _verb(name) in MEDIA_VERBS | WEAK_MEDIA_VERBS:
+        return "media"
     return OBJECT_ENTITY_TYPE.get(name)
+
+
+def _verb(name: str) -> str:
+    """The verb of a generic predicate: "listen_to" → "listen" (negated ones are not about a work)."""
+    return name.split("_", 1)[0]
 
 
 def has_strong_object_type(predicate: str) -> bool:
     """True when the predicate's object type should win over the NER label."""
     name = normalise_predicate(predicate)
-    return name in STRONG_OBJECT_TYPES or name.startswith(FAVORITE_PREFIX)
+    return name in STRONG_OBJECT_TYPES or name.startswith(FAVORITE_PREFIX) or _verb(name) in MEDIA_VERBS

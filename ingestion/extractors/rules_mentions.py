@@ -6,7 +6,9 @@
 * The object is a mention when it is a name (proper noun or NER entity) or, for taste/interest/possession
   predicates, a noun phrase ("family car", "city commuting" → ``concept``). Its type is the predicate's
   object type when that is certain (``lives_in`` → location, ``favorite_book`` → media), else the NER label,
-  else the predicate's usual type. A proper-noun chain wins over the NER span inside it:
+  else the predicate's usual type. The object of a preposition stands for it ("listen *to* X" → X), and the
+  object of a watch/read/listen gerund is a work ("loves watching Breaking Bad" → Breaking Bad, ``media``).
+  A proper-noun chain wins over the NER span inside it:
   "Toyota Corolla Hybrid" is one ``product``, not "Toyota" (ORG) + "Corolla Hybrid" (PRODUCT).
 * Every other NER entity in the clause is a mention with role ``other`` (dates, numbers and money are not
   entities). The other participant, when the claim names them, is a ``person``.
@@ -20,7 +22,12 @@ from typing import Final
 from spacy.tokens import Span, Token
 
 from ingestion.extractors.base import EntityType, Mention
-from ingestion.extractors.predicates import has_strong_object_type, object_entity_type
+from ingestion.extractors.predicates import (
+    MEDIA_VERBS,
+    WEAK_MEDIA_VERBS,
+    has_strong_object_type,
+    object_entity_type,
+)
 from ingestion.extractors.rules_grammar import core, name_of, text_of
 
 #: spaCy NER label → entity type (labels not listed are not entities).
@@ -38,6 +45,8 @@ LABEL_TYPES: Final[dict[str, EntityType]] = {
     "LAW": "other",
 }
 #: Object types for which a common-noun phrase is still worth an entity (a taste, a thing owned, ...).
+#: Dependencies by which a gerund's object hangs off it (the small model often reads a title as a ccomp).
+GERUND_OBJECT_DEPS: Final = frozenset({"dobj", "ccomp", "attr", "oprd"})
 COMMON_NOUN_TYPES: Final[frozenset[EntityType]] = frozenset({"concept", "product", "event", "media"})
 _STRIP: Final = " \t\n.,;:!?\"'()"
 
@@ -62,6 +71,35 @@ def object_mention(
     if not tokens:
         return None
     root = _root(tokens)
+    pobj = next((c for c in root.children if c.dep_ == "pobj"), None) if root.pos_ == "ADP" else None
+    if pobj is not None:
+        root = pobj
+    work = _work_of_gerund(root)
+    if work is not None:
+        root, predicate = work
+    return _mention_at(root, predicate)
+
+
+def _work_of_gerund(root: Token) -> tuple[Token, str] | None:
+    """ "watching Breaking Bad" → (Breaking Bad, "watch"): what a media-verb gerund is about; also a name
+    modified by one ("binge-watching Severance")."""
+    verb = root.lemma_.lower()
+    if root.tag_ == "VBG" and verb in MEDIA_VERBS | WEAK_MEDIA_VERBS:
+        obj = next((c for c in root.children if c.dep_ in GERUND_OBJECT_DEPS), None)
+        if obj is None:
+            prep = next((c for c in root.children if c.dep_ == "prep" and c.lower_ == "to"), None)
+            obj = next((c for c in prep.children if c.dep_ == "pobj"), None) if prep is not None else None
+        return (obj, verb) if obj is not None else None
+    if root.pos_ == "PROPN":
+        modifier = next(
+            (c for c in root.children if c.tag_ == "VBG" and c.lemma_.lower() in MEDIA_VERBS), None
+        )
+        return (root, modifier.lemma_.lower()) if modifier is not None else None
+    return None
+
+
+def _mention_at(root: Token, predicate: str) -> tuple[Mention, set[int]] | None:
+    hint = object_entity_type(predicate)
     label = LABEL_TYPES.get(root.ent_type_)
     if root.pos_ == "PROPN" or label is not None or any(t.pos_ == "PROPN" for t in core(root)):
         chain = name_of(root) if root.pos_ == "PROPN" else core(root)

@@ -1,6 +1,8 @@
 """Clauses whose grammatical subject is not "I": the speaker's things and the speaker's opinions.
 
-* "My favourite book is Dune" / "Dune is my favourite book" → ``favorite_book = Dune``.
+* "My favourite book is Dune" / "Dune is my favourite book" → ``favorite_book = Dune``. When the small
+  model misparses the first form (it reads "My favourite show is Breaking Bad" with "Breaking" as the root
+  verb and no subject), the words themselves are matched: my/our + favourite + kind + is + value.
 * "My hobby is pottery" → ``hobby``; "my job is nursing" → ``job_title``; "my birthday is ..." → ``birthday``;
   "my name is Ana" → ``name``.
 * "Our startup pivoted to B2C" (company, startup, team, ...) is about the speaker's own work: subject = the
@@ -53,6 +55,12 @@ POSSESSION_SUBJECTS: Final = {
     "name": "name",
     "diet": "diet",
 }
+#: Copula forms of the surface "my favourite X is Y" pattern.
+COPULA_FORMS: Final = frozenset({"is", "are", "'s", "was", "were"})
+#: The kind of thing in "my favourite <kind> is" has at most this many words ("favourite TV show").
+MAX_FAVORITE_KIND_WORDS: Final = 3
+#: Where the value of the surface pattern ends ("... is Dune because ...").
+VALUE_STOP_POS: Final = frozenset({"SCONJ", "CCONJ", "PUNCT"})
 OPINION_VERBS: Final = frozenset({"be", "seem", "look", "sound", "feel", "get"})
 OPINION_PREPS: Final = frozenset({"for", "to"})
 OPINION_TEMPLATE: Final = "{s} finds {o}."
@@ -71,6 +79,25 @@ def _favorite_noun(noun: Token) -> Token | None:
 def _favorite_fact(thing: Token, value: Token, clause: Clause) -> Fact:
     words = " ".join(t.text for t in core(thing) if t.lower_ not in FAVORITE_WORDS)
     return Fact(favorite_predicate(words), "preference", phrase(value, clause))
+
+
+def favorite_surface(clause: Clause) -> Fact | None:
+    """ "my/our favourite <kind> is <value>" read from the words, whatever the parse says."""
+    toks = [t for t in clause.tokens if not t.is_punct]
+    for i, tok in enumerate(toks[:-3]):
+        if tok.lower_ not in ("my", "our") or toks[i + 1].lower_ not in FAVORITE_WORDS:
+            continue
+        copula = next((k for k in range(i + 2, len(toks)) if toks[k].lower_ in COPULA_FORMS), None)
+        if copula is None or not 0 < copula - (i + 2) <= MAX_FAVORITE_KIND_WORDS:
+            return None
+        value: list[Token] = []
+        for t in toks[copula + 1 :]:
+            if t.pos_ in VALUE_STOP_POS or t.lower_ == "because":
+                break
+            value.append(t)
+        kind_words = " ".join(t.text for t in toks[i + 2 : copula])
+        return Fact(favorite_predicate(kind_words), "preference", tuple(value)) if value else None
+    return None
 
 
 def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> tuple[str, list[Fact]]:
@@ -120,6 +147,9 @@ def _opinion(clause: Clause) -> Fact | None:
 def other_facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
     """(subject, facts) for a clause whose subject is someone/something else."""
     head, subj = clause.head, clause.subject
+    surface = favorite_surface(clause)
+    if surface is not None:
+        return speakers.subject, [surface]
     value = _complement(head) if head.lemma_.lower() == "be" else None
     if (
         subj is not None

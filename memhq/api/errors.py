@@ -10,6 +10,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from memhq.services.erasure_guard import ErasureInProgress
+
 CODES = {
     status.HTTP_400_BAD_REQUEST: "invalid",
     status.HTTP_401_UNAUTHORIZED: "unauthenticated",
@@ -58,6 +60,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
+    elif isinstance(exc, ErasureInProgress):  # any write for a user whose data is being erased right now
+        exc = Conflict("This user's data is being erased; try again when the erasure has finished.")
     response = drf_exception_handler(exc, context)
     if response is None:
         return None  # Django's handler500 answers in the same shape

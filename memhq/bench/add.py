@@ -26,7 +26,7 @@ from memhq.bench.cleanup import Cleanup, clean_up
 from memhq.bench.episode import episode_body
 from memhq.bench.http import Load, Target, run_load
 from memhq.bench.report import Summary, format_cpu, format_summary, ratio, summarize, write_json
-from memhq.bench.server import gunicorn, wsgi_target
+from memhq.bench.server import gunicorn, procfile_workers, wsgi_target
 from memhq.bench.urls import BASELINE_ENV
 from memhq.models import ApiKey
 from memhq.services.tenancy import project_create, split_key
@@ -181,6 +181,15 @@ def check_targets(runs: dict[str, dict[str, Run]], found: dict[str, dict[str, fl
     return lines
 
 
+def workers_started(options: dict[str, Any]) -> str:
+    if options.get("url") and (options.get("no_baseline") or options.get("baseline_url")):
+        return "external server"
+    env = dict(os.environ)
+    if options.get("workers"):
+        env["WEB_CONCURRENCY"] = str(options["workers"])
+    return procfile_workers(env)
+
+
 def build_document(
     options: dict[str, Any], runs: dict[str, dict[str, Run]], cleanup: Cleanup | None
 ) -> dict[str, Any]:
@@ -189,7 +198,7 @@ def build_document(
         "benchmark": "add",
         "body_bytes": len(episode_body(f"{USER_PREFIX}000")),
         "cores": os.cpu_count() or 1,
-        "workers": options.get("workers") or os.environ.get("WEB_CONCURRENCY") or "Procfile default",
+        "workers": workers_started(options),
         "runs": {
             server: {mode: {**asdict(r.summary), "cpu_ms": r.cpu_ms} for mode, r in modes.items()}
             for server, modes in runs.items()

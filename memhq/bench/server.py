@@ -33,6 +33,7 @@ READY_POLL_S = 0.2
 STOP_TIMEOUT_S = 30.0
 HEALTH_PATH = "/healthz"
 BIND_FLAGS = ("--bind", "-b")
+WORKERS_FLAGS = ("--workers", "-w")
 LOG_TAIL_CHARS = 4000
 _DEFAULT = re.compile(r"\$\{(\w+):-([^}]*)\}")
 _PLAIN = re.compile(r"\$\{?(\w+)\}?")
@@ -81,6 +82,15 @@ def procfile_web_argv(env: Mapping[str, str], port: int, target: str) -> list[st
     else:
         argv[bind + 1] = f"{LOOPBACK}:{port}"
     return argv
+
+
+def procfile_workers(env: Mapping[str, str]) -> str:
+    """How many workers the Procfile's gunicorn starts with ``env`` (else gunicorn's default)."""
+    argv = procfile_web_argv(env, 0, wsgi_target(settings.WSGI_APPLICATION))
+    for flag in WORKERS_FLAGS:
+        if flag in argv:
+            return argv[argv.index(flag) + 1]
+    return env.get("WEB_CONCURRENCY", "1")
 
 
 def free_port() -> int:

@@ -1,3 +1,4 @@
+from memhq.models.control import ConsolidationCursor, ConsolidationStep, ErasureReceipt
 from memhq.models.entities import Entity
 from memhq.models.episodes import Candidate, Episode, EpisodeMessage, EpisodePhase, EpisodeStatus
 from memhq.models.journal import Batch, BatchKind, JournalEntry
@@ -11,12 +12,15 @@ __all__ = [
     "Batch",
     "BatchKind",
     "Candidate",
+    "ConsolidationCursor",
+    "ConsolidationStep",
     "DeliveryStatus",
     "Entity",
     "Episode",
     "EpisodeMessage",
     "EpisodePhase",
     "EpisodeStatus",
+    "ErasureReceipt",
     "Evidence",
     "JournalEntry",
     "Memory",

@@ -26,6 +26,12 @@ class Batch(models.Model):
         Episode, null=True, blank=True, on_delete=models.CASCADE, related_name="batches"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Who made it: "key:<api key prefix>", "admin:<username>", "consolidation"; empty for ingestion.
+    actor = models.CharField(max_length=200, blank=True, default="")
+    note = models.CharField(max_length=500, blank=True, default="")
+    reverts = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reverted_by"
+    )
 
     class Meta:
         verbose_name_plural = "batches"

@@ -1,4 +1,4 @@
-"""Working memory: a thread is a running conversation; its messages become episodes after inactivity or on end.
+"""Working memory: a running conversation whose messages become episodes after inactivity or on end.
 
 Counters on the thread row make every hot-path decision a single-row read: ``message_count`` is the ``seq``
 of the newest message, messages with ``seq <= episode_through_seq`` are already in an episode, and messages

@@ -1,12 +1,15 @@
 """Reads for threads; every query is filtered by project, so another project's thread is an unknown id.
 
-``prepare_and_recall`` runs the prepare statement and recall at the same time: recall needs the thread's
-user, and a thread's (user, temporary) never change, so they are remembered per process after the first
-call for a thread; from then on recall starts at once on the helper thread (``memhq.threads.pool``, its own
-connection) while the request thread runs prepare. Prepare's answer is the authority: if the remembered
-identity turns out wrong (the thread was deleted and its id reused), the concurrent recall is thrown away and
-recall runs again for the right user (or not at all for a temporary thread). The first call for a thread in
-a process runs prepare, then recall. Measured with ``manage.py memhq_bench thread`` (README).
+``prepare_and_recall`` runs the prepare statement and recall at the same time. Recall needs the thread's
+user; a thread's (user, temporary) never change, so they are remembered per process after the first call
+for a thread (which runs prepare, then recall). From then on prepare runs on the helper thread
+(``memhq.threads.pool``, its own connection) while the request thread runs recall, the long one (query
+embedding, then one SQL statement), so the short one hides behind it. Prepare's answer is the authority: if
+the remembered identity turns out wrong (the thread was deleted and its id reused), the concurrent recall is
+thrown away and recall runs again for the right user (or not at all for a temporary thread).
+``MEMHQ_PREPARE_AND_RECALL_CONCURRENT=0`` always runs prepare, then recall (no helper thread, no second
+connection per web process). Measured with ``manage.py memhq_bench thread`` (README): prepare is well
+under a millisecond next to recall's ~14 ms, so running them together saves at most prepare's time.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from django.conf import settings
 from django.db.models import Prefetch, QuerySet
 from django.http import Http404
 
@@ -111,20 +115,20 @@ def prepare_and_recall(
 ) -> PreparedRecall:
     """A temporary thread gets no memories: recall is not even run."""
     cache_key = (str(project.pk), key)
+    concurrent = concurrent and settings.MEMHQ_PREPARE_AND_RECALL_CONCURRENT
     known = _identities.get(cache_key) if concurrent else None
     if known is None or known.temporary:
         prepared = thread_prepare(project=project, key=key, message_limit=message_limit)
         _remember(cache_key, prepared)
         found = empty_recall() if prepared.temporary else _recall(project, prepared.user_id, options)
         return PreparedRecall(prepared, found, concurrent=False)
-    future = pool.submit(_recall, project, known.user_id, options)
-    try:
-        prepared = thread_prepare(project=project, key=key, message_limit=message_limit)
-    except Http404:
+    future = pool.submit(prepare, project_id=project.pk, thread_key=key, message_limit=message_limit)
+    found = _recall(project, known.user_id, options)
+    maybe_prepared = future.result()
+    if maybe_prepared is None:
         _identities.pop(cache_key, None)
-        future.result()  # never leave work behind on the helper thread
-        raise
-    found = future.result()
+        raise Http404
+    prepared = maybe_prepared
     if Identity(prepared.thread_id, prepared.user_id, prepared.temporary) == known:
         return PreparedRecall(prepared, found, concurrent=True)
     _remember(cache_key, prepared)

@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memhq.models import Episode, Project
-from memhq.services.transactions import savepoint_if_in_transaction
+from memhq.services.erasure_guard import erasure_guard
 
 
 class IdempotencyConflict(Exception):
@@ -34,6 +34,7 @@ def episode_create(
     """Store the request verbatim in ONE INSERT and enqueue its chain once the row is committed.
 
     A repeated idempotency key with the same body returns the first episode; with another body it raises.
+    While the user's data is being erased it raises ``ErasureInProgress`` and writes nothing.
     """
     from ingestion.pipeline import enqueue_episode
 
@@ -48,8 +49,10 @@ def episode_create(
         received_at=timezone.now(),
     )
     try:
-        # A savepoint only inside a caller's transaction: a duplicate idempotency key must not poison it.
-        with savepoint_if_in_transaction():
+        # A transaction (a savepoint inside a caller's): the erasure guard's shared lock covers the INSERT,
+        # and a duplicate idempotency key must not poison the caller's transaction.
+        with transaction.atomic():
+            erasure_guard(project.pk, user_id)  # raises ErasureInProgress while the user is being erased
             episode.save(force_insert=True)
     except IntegrityError:
         if idempotency_key is None:

@@ -11,6 +11,7 @@ from django.db import connection
 class LockNamespace(IntEnum):
     ENTITIES = 1
     MEMORIES = 2
+    ERASURE = 3  # memhq.services.erasure_guard: /add takes it shared, an erasure exclusively
 
 
 def lock_user(namespace: LockNamespace, project_id: uuid.UUID, user_id: str) -> None:

@@ -18,6 +18,7 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
@@ -139,7 +140,7 @@ def message_add(
     from memhq.threads.compaction import enqueue_compaction
 
     now = timezone.now()
-    params = {
+    params: dict[str, Any] = {
         "now": now,
         "due": now + auto_episode_interval(project),
         "tokens": count_tokens(content),

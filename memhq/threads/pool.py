@@ -1,7 +1,7 @@
 """A per-process helper thread with its own database connection, to run one query beside the request's.
 
-Used by prepare-and-recall: recall (query embedding + one SQL statement) runs here while the request thread
-runs the prepare statement. Django connections are per thread, so this thread has its own; it is opened on
+Used by prepare-and-recall: the prepare statement runs here while the request thread runs recall (query
+embedding + one SQL statement). Django connections are per thread, so this thread has its own; it is opened on
 first use and then handled like a request's (``close_old_connections`` before and after each job honours
 ``DATABASE_CONN_MAX_AGE`` and the health checks).
 

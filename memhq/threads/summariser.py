@@ -37,16 +37,15 @@ ROLE_WEIGHTS: Final = {"user": 1.0, "assistant": 0.6}
 OTHER_ROLE_WEIGHT: Final = 0.4
 #: Speaker given to summary text without one (e.g. a summary an LLM wrote before a switch to offline mode).
 EARLIER: Final = "Earlier"
-STOP_WORDS: Final = frozenset(
-    """
+_STOP_WORDS_TEXT: Final = """
     a about above after again all also am an and any are as at be because been before being below between
     both but by can could did do does doing down during each few for from further had has have having he her
     here hers him his how i if in into is it its just me more most my no nor not now of off on once only or
     other our out over own same she should so some such than that the their them then there these they this
     those through to too under until up very was we were what when where which while who whom why will with
     would you your yours yes ok okay sure thanks thank hi hello hey great good nice well really just like
-    """.split()
-)
+"""
+STOP_WORDS: Final = frozenset(_STOP_WORDS_TEXT.split())
 FIRST_PERSON: Final = frozenset({"i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine", "we", "our", "us"})
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d.,:/-]*")
 _SENTENCE_RE = re.compile(r"(?<=[.!?…])\s+|\n+")

@@ -90,7 +90,12 @@ def ask(
             history=False,
         )
         result = assemble(
-            rows, as_of=query.question_time, limit=DEFAULT_LIMIT, max_tokens=DEFAULT_MAX_TOKENS, kinds=None
+            rows,
+            as_of=query.question_time,
+            limit=DEFAULT_LIMIT,
+            max_tokens=DEFAULT_MAX_TOKENS,
+            kinds=None,
+            query_text=query.question,
         )
         outputs = {FUSION: result.items}
         if signals:

@@ -1,12 +1,15 @@
 """One module per retrieval signal. Each returns a SQL SELECT that yields ranked hits in the common shape
-(``signal``, ``rank`` and ``HIT_COLUMNS``), reading the query context from the ``q`` CTE that
-``retrieval.query`` puts first:
+(``signal``, ``rank`` and ``HIT_COLUMNS``), reading the query context from the CTEs that ``retrieval.query``
+puts first:
 
     q(v vector, tsq tsquery, project_id uuid, user_id text, as_of timestamptz, history bool,
-      qtext text, qwords text[])
+      qtext text, qwords text[], type_hints text[], time_starts timestamptz[], time_ends timestamptz[])
+    corpus(msgs float8, mems float8), terms(lexeme text, tsq tsquery, msg_idf float8, mem_idf float8, ...),
+    term_sets(msg_tsq tsquery, mem_tsq tsquery)                                (see retrieval.signals.terms)
 
 A hit is a memory (``memory_id``), an episode message (``message_id``), an episode summary
-(``episode_id``), or a message of an episode not persisted yet (``raw_*`` columns).
+(``episode_id``), or a message of an episode not persisted yet (``raw_*`` columns). ``score`` is the signal's
+own relevance (higher is better; fusion normalises it per signal).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ HIT_COLUMNS = {
     "raw_text": "text",
     "raw_name": "text",
     "raw_caller_id": "text",
+    "score": "float8",
 }
 
 #: Every signal returns at most this many hits (DESIGN §5).

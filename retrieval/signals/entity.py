@@ -1,19 +1,39 @@
-"""Entity anchor: entities named in the query (alias- and typo-tolerant, by trigram word similarity) plus the
-query's nearest entities by embedding → every live memory touching them (one hop), closest to the query
-first."""
+"""Entity anchor: entities named in the query (alias- and typo-tolerant, by trigram word similarity), the
+query's nearest entities by embedding, and the user's entities of the kinds the query hints at
+(``retrieval.type_hints``: "Netflix" → media) → every live memory touching them (one hop).
+
+Only informative anchors count: an entity touching more than ``MAX_ANCHOR_SHARE`` of the user's live
+memories (the user themself, the friend every conversation is with) says nothing about which memory is
+relevant, so it is dropped; the others weigh by strength (named > hinted type > nearest) × IDF over the
+user's memories. Memories touching the heaviest anchors come first, then the closest to the query.
+"""
 
 from __future__ import annotations
+
+from typing import Final
 
 from retrieval.signals import LIVE_MEMORY, SIGNAL_LIMIT, SignalSQL, hits_select
 
 NAME = "entity"
 #: pg_trgm word_similarity(entity name, query) above which the query is taken to name the entity.
-NAMED_SIMILARITY = 0.75
+NAMED_SIMILARITY: Final = 0.75
 #: How many nearest entities by embedding are taken as anchors, and the cosine floor they must pass.
-NEAREST_ENTITIES = 3
-NEAREST_MIN_COSINE = 0.3
+NEAREST_ENTITIES: Final = 3
+NEAREST_MIN_COSINE: Final = 0.3
+#: How many entities of a hinted type are taken (the closest to the query).
+TYPED_ENTITIES: Final = 5
 #: Names shorter than this are only matched exactly (trigrams of "al" match too much).
-MIN_FUZZY_NAME_CHARS = 4
+MIN_FUZZY_NAME_CHARS: Final = 4
+#: Anchor strengths: named in the query, of a type the query hints at, nearest by embedding.
+NAMED_STRENGTH: Final = 2.0
+TYPED_STRENGTH: Final = 1.5
+NEAREST_STRENGTH: Final = 1.0
+#: An anchor touching more than this share of the user's live memories is not informative...
+MAX_ANCHOR_SHARE: Final = 0.3
+#: ...unless it touches at most this many (a new user with three memories still has anchors).
+MIN_ANCHOR_TOUCHES: Final = 5
+#: Touches are counted up to this many memories.
+TOUCH_CAP: Final = 2000
 
 
 def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
@@ -21,25 +41,44 @@ def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
                AND e.merged_into_id IS NULL"""
     inner = f"""
         WITH anchors AS (
-            SELECT e.id, 2 AS strength FROM memhq_entity e
+            SELECT e.id, {NAMED_STRENGTH}::float8 AS strength FROM memhq_entity e
             WHERE {scope} AND (
                 (length(e.normalized_name) >= {MIN_FUZZY_NAME_CHARS}
                  AND word_similarity(e.normalized_name, (SELECT qtext FROM q)) >= {NAMED_SIMILARITY})
                 OR e.normalized_name::text = ANY((SELECT qwords FROM q)::text[])
                 OR e.normalized_aliases::text[] && (SELECT qwords FROM q))
-            UNION
-            SELECT id, 1 AS strength FROM (
+            UNION ALL
+            SELECT id, {NEAREST_STRENGTH}::float8 FROM (
                 SELECT e.id, e.embedding <=> (SELECT v FROM q) AS distance FROM memhq_entity e
                 WHERE {scope} AND e.embedding IS NOT NULL
                 ORDER BY e.embedding <=> (SELECT v FROM q) LIMIT {NEAREST_ENTITIES}
             ) AS nearest WHERE distance <= {1 - NEAREST_MIN_COSINE}
+            UNION ALL
+            SELECT id, {TYPED_STRENGTH}::float8 FROM (
+                SELECT e.id FROM memhq_entity e
+                WHERE cardinality((SELECT type_hints FROM q)) > 0
+                  AND {scope} AND e.type::text = ANY((SELECT type_hints FROM q)::text[])
+                ORDER BY e.embedding <=> (SELECT v FROM q) NULLS LAST, e.id LIMIT {TYPED_ENTITIES}
+            ) AS typed
+        ), weighted AS (
+            SELECT a.id, max(a.strength) * ln(1 + corpus.mems / greatest(touch.n, 1)) AS weight
+            FROM anchors a
+            CROSS JOIN corpus
+            CROSS JOIN LATERAL (
+                SELECT count(*)::float8 AS n FROM (
+                    SELECT 1 FROM memhq_memory m WHERE {LIVE_MEMORY} AND m.entity_ids @> ARRAY[a.id]
+                    LIMIT {TOUCH_CAP}) AS touching
+            ) AS touch
+            WHERE touch.n <= greatest({MIN_ANCHOR_TOUCHES}, {MAX_ANCHOR_SHARE} * corpus.mems)
+            GROUP BY a.id, corpus.mems, touch.n
         )
-        SELECT m.id FROM memhq_memory m
+        SELECT m.id, touched.weight + 1 - (m.embedding <=> (SELECT v FROM q)) AS score
+        FROM memhq_memory m
         JOIN LATERAL (
-            SELECT max(a.strength) AS strength FROM anchors a WHERE a.id = ANY(m.entity_ids)
-        ) AS touched ON touched.strength IS NOT NULL
-        WHERE {LIVE_MEMORY} AND m.entity_ids && (SELECT array_agg(id) FROM anchors)
-        ORDER BY touched.strength DESC, m.embedding <=> (SELECT v FROM q)
+            SELECT sum(w.weight) AS weight FROM weighted w WHERE w.id = ANY(m.entity_ids)
+        ) AS touched ON touched.weight IS NOT NULL
+        WHERE {LIVE_MEMORY} AND m.entity_ids && (SELECT array_agg(id) FROM weighted)
+        ORDER BY touched.weight DESC, m.embedding <=> (SELECT v FROM q), m.id
         LIMIT {limit}
     """
-    return SignalSQL(NAME, hits_select(NAME, inner, memory_id="id"))
+    return SignalSQL(NAME, hits_select(NAME, inner, memory_id="id", score="score"))

@@ -1,17 +1,19 @@
-"""Postgres full-text search over live memories (GIN on the generated tsvector), ranked by ts_rank_cd."""
+"""Full-text search over live memories (GIN on the generated tsvector), ranked by BM25 with the IDF of each
+query term over the user's live memories (see ``retrieval.signals.terms``)."""
 
 from __future__ import annotations
 
 from retrieval.signals import LIVE_MEMORY, SIGNAL_LIMIT, SignalSQL, hits_select
+from retrieval.signals.terms import bm25_select
 
 NAME = "keyword"
 
 
 def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
+    ranked = bm25_select(table="memhq_memory m", alias="m", where=LIVE_MEMORY, corpus="mem")
     inner = f"""
-        SELECT m.id FROM memhq_memory m
-        WHERE {LIVE_MEMORY} AND m.search_vector @@ (SELECT tsq FROM q)
-        ORDER BY ts_rank_cd(m.search_vector, (SELECT tsq FROM q)) DESC, m.importance DESC
+        SELECT r.id, r.score FROM ({ranked}) AS r
+        ORDER BY r.score DESC, r.id
         LIMIT {limit}
     """
-    return SignalSQL(NAME, hits_select(NAME, inner, memory_id="id"))
+    return SignalSQL(NAME, hits_select(NAME, inner, memory_id="id", score="score"))

@@ -1,9 +1,10 @@
-"""Raw conversation: vector kNN and full-text over episode messages, and full-text over the messages of
+"""Raw conversation: vector kNN and BM25 full-text over episode messages, and full-text over the messages of
 episodes not persisted yet (read-your-writes: what the user said a second ago is never invisible)."""
 
 from __future__ import annotations
 
 from retrieval.signals import SIGNAL_LIMIT, USER_MESSAGE, SignalSQL, hits_select
+from retrieval.signals.terms import bm25_select
 
 VECTOR = "message_vector"
 KEYWORD = "message_keyword"
@@ -14,7 +15,7 @@ RECENT_EPISODES = 20
 
 def build_vector(limit: int = SIGNAL_LIMIT) -> SignalSQL:
     inner = f"""
-        SELECT id FROM (
+        SELECT id, 1 - distance AS score FROM (
             SELECT msg.id, msg.embedding <=> (SELECT v FROM q) AS distance
             FROM memhq_episodemessage msg
             WHERE {USER_MESSAGE} AND msg.embedding IS NOT NULL
@@ -22,23 +23,20 @@ def build_vector(limit: int = SIGNAL_LIMIT) -> SignalSQL:
             LIMIT {limit}
         ) AS nearest ORDER BY distance
     """
-    return SignalSQL(VECTOR, hits_select(VECTOR, inner, message_id="id"))
+    return SignalSQL(VECTOR, hits_select(VECTOR, inner, message_id="id", score="score"))
 
 
 def build_keyword(limit: int = SIGNAL_LIMIT) -> SignalSQL:
-    inner = f"""
-        SELECT msg.id FROM memhq_episodemessage msg
-        WHERE {USER_MESSAGE} AND msg.search_vector @@ (SELECT tsq FROM q)
-        ORDER BY ts_rank_cd(msg.search_vector, (SELECT tsq FROM q)) DESC, msg.id DESC
-        LIMIT {limit}
-    """
-    return SignalSQL(KEYWORD, hits_select(KEYWORD, inner, message_id="id"))
+    ranked = bm25_select(table="memhq_episodemessage msg", alias="msg", where=USER_MESSAGE, corpus="msg")
+    inner = f"SELECT r.id, r.score FROM ({ranked}) AS r ORDER BY r.score DESC, r.id DESC LIMIT {limit}"
+    return SignalSQL(KEYWORD, hits_select(KEYWORD, inner, message_id="id", score="score"))
 
 
 def build_unprocessed(limit: int = SIGNAL_LIMIT) -> SignalSQL:
     inner = f"""
         SELECT e.id AS episode_id, (item.ordinality - 1)::int AS idx, item.value->>'content' AS content,
-               coalesce(item.value->>'name', item.value->>'role') AS speaker, item.value->>'id' AS caller_id
+               coalesce(item.value->>'name', item.value->>'role') AS speaker, item.value->>'id' AS caller_id,
+               ts_rank_cd(to_tsvector('english', item.value->>'content'), (SELECT tsq FROM q)) AS score
         FROM (
             SELECT id, raw_body FROM memhq_episode
             WHERE project_id = (SELECT project_id FROM q) AND user_id = (SELECT user_id FROM q)
@@ -48,7 +46,7 @@ def build_unprocessed(limit: int = SIGNAL_LIMIT) -> SignalSQL:
         CROSS JOIN LATERAL jsonb_array_elements(convert_from(e.raw_body, 'UTF8')::jsonb -> 'messages')
             WITH ORDINALITY AS item
         WHERE to_tsvector('english', item.value->>'content') @@ (SELECT tsq FROM q)
-        ORDER BY ts_rank_cd(to_tsvector('english', item.value->>'content'), (SELECT tsq FROM q)) DESC
+        ORDER BY score DESC
         LIMIT {limit}
     """
     return SignalSQL(
@@ -61,5 +59,6 @@ def build_unprocessed(limit: int = SIGNAL_LIMIT) -> SignalSQL:
             raw_text="content",
             raw_name="speaker",
             raw_caller_id="caller_id",
+            score="score",
         ),
     )

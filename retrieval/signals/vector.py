@@ -10,7 +10,7 @@ NAME = "vector"
 
 def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
     inner = f"""
-        SELECT id FROM (
+        SELECT id, 1 - distance AS score FROM (
             SELECT m.id, m.embedding <=> (SELECT v FROM q) AS distance
             FROM memhq_memory m
             WHERE {LIVE_MEMORY} AND m.embedding IS NOT NULL
@@ -18,4 +18,4 @@ def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
             LIMIT {limit}
         ) AS nearest ORDER BY distance
     """
-    return SignalSQL(NAME, hits_select(NAME, inner, memory_id="id"))
+    return SignalSQL(NAME, hits_select(NAME, inner, memory_id="id", score="score"))

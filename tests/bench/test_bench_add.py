@@ -33,7 +33,8 @@ def test_bench_add_reports_both_servers_without_errors_and_leaves_nothing_behind
             assert figures["errors"] == 0, (server, mode, figures["error_kinds"])
             assert figures["requests"] > 0 and figures["rps"] > 0
             assert 0 < figures["p50_ms"] <= figures["p95_ms"] <= figures["p99_ms"] <= figures["max_ms"]
-            assert figures["cpu_ms"]["web (gunicorn)"] > 0
+            if mode == "closed":  # psutil counts CPU in 10 ms ticks: the open run may be too light to show
+                assert figures["cpu_ms"]["web (gunicorn)"] > 0
     assert report["ratios"]["closed"]["p50"] > 0 and report["ratios"]["closed"]["rps"] > 0
     text = stdout.getvalue()
     assert "memhq [closed]" in text and "baseline [closed]" in text and "MemHQ vs baseline [closed]" in text

@@ -31,7 +31,12 @@ def test_add_message_stores_it_bumps_activity_and_schedules_the_episode(api: API
     assert thread.last_activity_at >= before and thread.episode_due_at == due
     assert thread.message_count == 1 and thread.unsummarized_tokens == count_tokens("I live in Porto.")
     message = ThreadMessage.objects.get()
-    assert (message.role, message.name, message.caller_id, message.content) == ("user", "Ana", "m-1", "I live in Porto.")
+    assert (message.role, message.name, message.caller_id, message.content) == (
+        "user",
+        "Ana",
+        "m-1",
+        "I live in Porto.",
+    )
     assert message.timestamp == datetime(2026, 1, 2, 10, tzinfo=UTC)  # naive → UTC, like /add
     assert message.episode is None
 
@@ -63,7 +68,9 @@ def test_an_invalid_project_interval_falls_back_to_the_setting(
     create(api, thread_id="t")
     before = timezone.now()
     due = parse_datetime(add(api, "t", "hello").json()["episode_due_at"])
-    assert due is not None and before + timedelta(seconds=120) <= due <= timezone.now() + timedelta(seconds=120)
+    assert due is not None and before + timedelta(seconds=120) <= due <= timezone.now() + timedelta(
+        seconds=120
+    )
 
 
 def test_a_temporary_thread_never_schedules_an_episode(api: APIClient) -> None:

@@ -38,7 +38,9 @@ def test_creating_an_existing_thread_id_again_returns_that_thread_with_200(api: 
 
 
 @pytest.mark.parametrize("change", [{"user_id": "bob"}, {"temporary": True}])
-def test_an_existing_thread_id_with_another_user_or_flag_is_409(api: APIClient, change: dict[str, Any]) -> None:
+def test_an_existing_thread_id_with_another_user_or_flag_is_409(
+    api: APIClient, change: dict[str, Any]
+) -> None:
     create(api, thread_id="chat-1")
     response = post(api, THREADS, {"user_id": "alice", "thread_id": "chat-1", **change})
     assert_error(response, 409, "conflict")

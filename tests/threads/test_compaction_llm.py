@@ -110,7 +110,9 @@ def test_exhausted_retries_fall_back_to_the_extractive_summary(
     assert "surprise party" in summary and summary.startswith("Earlier: Dana said hello.")
 
 
-def test_a_permanent_error_falls_back_at_once(llm_mode: FakeOpenAIServer, thread_over_threshold: Thread) -> None:
+def test_a_permanent_error_falls_back_at_once(
+    llm_mode: FakeOpenAIServer, thread_over_threshold: Thread
+) -> None:
     llm_mode.unauthorized()
     assert run_task(thread_over_threshold) == "compacted"
     assert len(llm_mode.requests) == 1

@@ -67,11 +67,15 @@ def test_the_second_call_runs_recall_beside_prepare(porto: Project) -> None:
     thread_create(project=porto, user_id="alice", key="t")
     first = prepare_and_recall(project=porto, key="t", message_limit=20, options=options())
     second = prepare_and_recall(project=porto, key="t", message_limit=20, options=options())
-    sequential = prepare_and_recall(project=porto, key="t", message_limit=20, options=options(), concurrent=False)
+    sequential = prepare_and_recall(
+        project=porto, key="t", message_limit=20, options=options(), concurrent=False
+    )
     assert (first.concurrent, second.concurrent, sequential.concurrent) == (False, True, False)
-    assert [i.id for i in first.recall.items] == [i.id for i in second.recall.items] == [
-        i.id for i in sequential.recall.items
-    ]
+    assert (
+        [i.id for i in first.recall.items]
+        == [i.id for i in second.recall.items]
+        == [i.id for i in sequential.recall.items]
+    )
     assert any("Porto" in item.text for item in second.recall.items)
 
 
@@ -143,3 +147,16 @@ def test_bad_input_is_400(api: APIClient, case: str, payload: dict[str, Any], fi
 
 def test_unknown_thread_is_404(api: APIClient) -> None:
     assert_error(ask(api, "nope"), 404, "not_found")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_setting_can_turn_concurrency_off(porto: Project, settings: Any) -> None:
+    from memhq.services.threads import thread_create
+
+    settings.MEMHQ_PREPARE_AND_RECALL_CONCURRENT = False
+    thread_create(project=porto, user_id="alice", key="t")
+    results = [
+        prepare_and_recall(project=porto, key="t", message_limit=20, options=options()) for _ in range(2)
+    ]
+    assert [result.concurrent for result in results] == [False, False]
+    assert any("Porto" in item.text for item in results[1].recall.items)

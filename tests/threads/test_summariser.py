@@ -41,7 +41,9 @@ def test_lines_are_speaker_prefixed_in_conversation_order() -> None:
 
 
 def test_respects_the_token_budget_and_prefers_the_informative() -> None:
-    turns = [T("user", f"I visited museum number {i} in Paris with my brother Tom last week.") for i in range(20)]
+    turns = [
+        T("user", f"I visited museum number {i} in Paris with my brother Tom last week.") for i in range(20)
+    ]
     turns.append(T("assistant", "That sounds like a lot of walking, did you enjoy it?"))
     summary = summarise("", turns, 60)
     assert 0 < count_tokens(summary) <= 60

@@ -13,7 +13,7 @@ from typing import Any, Protocol, cast
 
 from django.core.management.base import BaseCommand, CommandError
 
-BENCHMARKS = {"add": "memhq.bench.add", "ingest": "memhq.bench.ingest"}
+BENCHMARKS = {"add": "memhq.bench.add", "ingest": "memhq.bench.ingest", "thread": "memhq.bench.thread"}
 
 
 class Benchmark(Protocol):

@@ -1,0 +1,1 @@
+"""Memory control's admin (batch revert with a confirmation page, erasure receipts, consolidation cursor)."""

@@ -1,0 +1,46 @@
+"""Time anchor: when the query names a time ("on 7 July 2023", "last weekend", "in March"), the messages
+written in that window, closest to the query first.
+
+The windows are resolved in Python with the ingestion grammar (``ingestion.temporal``) against ``as_of``
+and passed as ``q.time_starts`` / ``q.time_ends``; each is widened by ``WINDOW_SLACK_DAYS`` on both sides
+(a conversation dated the 8th often reports what happened on the 7th). No window, no hits.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Final
+
+from ingestion.temporal import find_time_mentions
+from retrieval.signals import SIGNAL_LIMIT, USER_MESSAGE, SignalSQL, hits_select
+
+NAME = "time"
+#: Days added before and after each resolved window.
+WINDOW_SLACK_DAYS: Final = 1
+#: At most this many windows are used (the first ones named in the query).
+MAX_WINDOWS: Final = 4
+
+
+def windows(text: str, as_of: datetime) -> tuple[list[datetime], list[datetime]]:
+    """(starts, ends) of the time windows the query names, resolved against ``as_of``, with slack."""
+    slack = timedelta(days=WINDOW_SLACK_DAYS)
+    mentions = find_time_mentions(text, as_of)[:MAX_WINDOWS]
+    return [m.start - slack for m in mentions], [m.end + slack for m in mentions]
+
+
+def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
+    inner = f"""
+        SELECT id, 1 - distance AS score FROM (
+            SELECT msg.id, msg.embedding <=> (SELECT v FROM q) AS distance
+            FROM memhq_episodemessage msg
+            WHERE cardinality((SELECT time_starts FROM q)) > 0
+              AND {USER_MESSAGE} AND msg.embedding IS NOT NULL
+              AND EXISTS (
+                  SELECT 1
+                  FROM unnest((SELECT time_starts FROM q), (SELECT time_ends FROM q)) AS w(starts, ends)
+                  WHERE msg.document_date >= w.starts AND msg.document_date < w.ends)
+            ORDER BY msg.embedding <=> (SELECT v FROM q)
+            LIMIT {limit}
+        ) AS nearest ORDER BY distance, id
+    """
+    return SignalSQL(NAME, hits_select(NAME, inner, message_id="id", score="score"))
