@@ -6,6 +6,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from django.db.models import Value
 from pgvector.django import HnswIndex, VectorField
 
 from memhq.models.tenancy import Project
@@ -47,17 +48,26 @@ class Episode(models.Model):
     content_hash = models.CharField(max_length=64)
     idempotency_key = models.CharField(max_length=200, null=True, blank=True)
     received_at = models.DateTimeField()
-    status = models.CharField(max_length=16, choices=EpisodeStatus.choices, default=EpisodeStatus.QUEUED)
-    phase_done = models.PositiveSmallIntegerField(default=0)
+    # Columns /add leaves out of its INSERT carry database defaults too (``db_default``): the front door
+    # writes the row in one hand-written statement (memhq/services/episodes.py).
+    status = models.CharField(
+        max_length=16,
+        choices=EpisodeStatus.choices,
+        default=EpisodeStatus.QUEUED,
+        db_default=EpisodeStatus.QUEUED,
+    )
+    phase_done = models.PositiveSmallIntegerField(default=0, db_default=0)
     phase_running = models.PositiveSmallIntegerField(null=True, blank=True)
     progressed_at = models.DateTimeField(null=True, blank=True)  # last claim or completion of a phase
-    attempts = models.PositiveIntegerField(default=0)
-    error = models.TextField(blank=True, default="")
+    attempts = models.PositiveIntegerField(default=0, db_default=0)
+    error = models.TextField(blank=True, default="", db_default="")
     error_phase = models.PositiveSmallIntegerField(null=True, blank=True)
     enqueue_failed_at = models.DateTimeField(null=True, blank=True)
-    stats = models.JSONField(default=dict, blank=True)
-    summary = models.TextField(blank=True, default="")
-    key_learnings = models.JSONField(default=list, blank=True)
+    stats = models.JSONField(default=dict, blank=True, db_default=Value({}, output_field=models.JSONField()))
+    summary = models.TextField(blank=True, default="", db_default="")
+    key_learnings = models.JSONField(
+        default=list, blank=True, db_default=Value([], output_field=models.JSONField())
+    )
     summary_embedding = VectorField(dimensions=EMBEDDING_DIM, null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     indexed_at = models.DateTimeField(null=True, blank=True)

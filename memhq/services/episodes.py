@@ -6,11 +6,13 @@ import hashlib
 from dataclasses import dataclass
 from functools import partial
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from memhq.models import Episode, Project
-from memhq.services.erasure_guard import erasure_guard
+from memhq.services.erasure_guard import ErasureInProgress, erasure_key
+from memhq.services.locks import LockNamespace
+from memhq.services.transactions import savepoint_if_in_transaction
 
 
 class IdempotencyConflict(Exception):
@@ -49,11 +51,9 @@ def episode_create(
         received_at=timezone.now(),
     )
     try:
-        # A transaction (a savepoint inside a caller's): the erasure guard's shared lock covers the INSERT,
-        # and a duplicate idempotency key must not poison the caller's transaction.
-        with transaction.atomic():
-            erasure_guard(project.pk, user_id)  # raises ErasureInProgress while the user is being erased
-            episode.save(force_insert=True)
+        # A savepoint only inside a caller's transaction: a duplicate idempotency key must not poison it.
+        with savepoint_if_in_transaction():
+            insert_guarded(episode)  # raises ErasureInProgress while the user is being erased
     except IntegrityError:
         if idempotency_key is None:
             raise
@@ -63,3 +63,36 @@ def episode_create(
         return EpisodeReceipt(episode=existing, created=False)
     transaction.on_commit(partial(enqueue_episode, episode.pk))
     return EpisodeReceipt(episode=episode, created=True)
+
+
+# One statement, so one round trip: the INSERT happens only if the user's erasure lock can be taken shared
+# (see memhq.services.erasure_guard); outside a transaction the lock lasts exactly as long as the INSERT.
+# Columns not named here take their database defaults (``db_default`` on the model).
+GUARDED_INSERT = f"""
+INSERT INTO memhq_episode
+    (id, project_id, user_id, thread_key, raw_body, content_hash, idempotency_key, received_at)
+SELECT %s, %s, %s, %s, %s, %s, %s, %s
+WHERE pg_try_advisory_xact_lock_shared({int(LockNamespace.ERASURE)}, hashtext(%s))
+"""
+
+
+def insert_guarded(episode: Episode) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            GUARDED_INSERT,
+            [
+                episode.pk,
+                episode.project_id,
+                episode.user_id,
+                episode.thread_key,
+                bytes(episode.raw_body),
+                episode.content_hash,
+                episode.idempotency_key,
+                episode.received_at,
+                erasure_key(episode.project_id, episode.user_id),
+            ],
+        )
+        if cursor.rowcount != 1:
+            raise ErasureInProgress(episode.user_id)
+    episode._state.adding = False
+    episode._state.db = connection.alias

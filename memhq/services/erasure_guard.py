@@ -18,8 +18,13 @@ class ErasureInProgress(Exception):
     """The user's data is being erased right now; new work for that user is refused."""
 
 
+def erasure_key(project_id: uuid.UUID, user_id: str) -> str:
+    """The text hashed into the second half of the lock key (with LockNamespace.ERASURE as the first)."""
+    return f"{project_id}:{user_id}"
+
+
 def _key(project_id: uuid.UUID, user_id: str) -> tuple[int, str]:
-    return (int(LockNamespace.ERASURE), f"{project_id}:{user_id}")
+    return (int(LockNamespace.ERASURE), erasure_key(project_id, user_id))
 
 
 def erasure_guard(project_id: uuid.UUID, user_id: str) -> None:
