@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEVSERVERS := $(BIN)/python -m config.devservers
 
-.PHONY: run test lint bench-add clean
+.PHONY: run test lint bench eval clean
 
 $(STAMP): requirements/base.txt requirements/dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,14 @@ run: $(STAMP)
 # A throwaway data directory, deleted afterwards.
 test: $(STAMP)
 	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-test.XXXXXX)" --ephemeral -- $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Benchmarks against embedded servers in a throwaway directory: make bench ARGS="add --clients 32 --seconds 20"
+bench: $(STAMP)
+	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-bench.XXXXXX)" --ephemeral -- sh -c '$(BIN)/python manage.py migrate -v0 && $(BIN)/python manage.py memhq_bench $(ARGS)'
+
+# Retrieval evaluation: make eval DATA=../shared/eval/locomo-dev ARGS="--signals"
+eval: $(STAMP)
+	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-eval.XXXXXX)" --ephemeral -- sh -c '$(BIN)/python manage.py migrate -v0 && $(BIN)/python manage.py memhq_eval --data $(DATA) $(ARGS)'
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -199,9 +199,9 @@ MEMHQ_QUEUED_GRACE_S = env_int("MEMHQ_QUEUED_GRACE_S", 30)
 # messages and memory vectors carry most of the evidence; the time anchor is sharp when the query names a
 # date; the entity anchor and summaries add context more than ranked evidence, so they vote less.
 MEMHQ_SIGNAL_WEIGHTS = {
-    "vector": 1.2,
+    "vector": 0.9,
     "keyword": 0.3,
-    "entity": 0.5,
+    "entity": 1.0,
     "message_vector": 0.6,
     "message_keyword": 1.4,
     "unprocessed": 1.0,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 from django.conf import settings
@@ -52,39 +52,52 @@ class Claim:
     GONE = "gone"  # episode deleted or failed: nothing to do
 
 
-def claim_phase(episode_id: str, phase: int) -> str:
-    now = timezone.now()
-    stale = now - timedelta(seconds=settings.MEMHQ_STALL_TIMEOUT_S)
+def claim_phase(episode_id: str, phase: int) -> tuple[str, datetime | None]:
+    """Compare-and-swap the phase's claim. Returns (Claim.*, token): the token — the ``progressed_at`` this
+    claim wrote — identifies the claim, so a worker never stores into, or releases, another worker's claim."""
+    token = timezone.now()
+    stale = token - timedelta(seconds=settings.MEMHQ_STALL_TIMEOUT_S)
     claimed = (
         Episode.objects.filter(pk=episode_id, phase_done=phase - 1)
         .exclude(status=EpisodeStatus.FAILED)
         .filter(Q(phase_running__isnull=True) | Q(progressed_at__lt=stale))
         .update(
             phase_running=phase,
-            progressed_at=now,
+            progressed_at=token,
             status=EpisodeStatus.RUNNING,
             attempts=F("attempts") + 1,
         )
     )
     if claimed:
-        return Claim.CLAIMED
+        return Claim.CLAIMED, token
     row = Episode.objects.filter(pk=episode_id).values("phase_done", "status").first()
     if row is None or row["status"] == EpisodeStatus.FAILED:
-        return Claim.GONE
-    return Claim.DONE if row["phase_done"] >= phase else Claim.BUSY
+        return Claim.GONE, None
+    return (Claim.DONE if row["phase_done"] >= phase else Claim.BUSY), None
 
 
-def release_phase(episode_id: str, phase: int) -> None:
-    """Give the claim back so a retry (or the sweep) can take it."""
-    Episode.objects.filter(pk=episode_id, phase_running=phase).update(phase_running=None)
+def release_phase(episode_id: str, phase: int, token: datetime) -> None:
+    """Give this worker's claim back (only if it is still ours) so a retry or the sweep can take it."""
+    Episode.objects.filter(pk=episode_id, phase_running=phase, progressed_at=token).update(phase_running=None)
 
 
 def run_phase(episode_id: str, phase: EpisodePhase, module: Phase[Any]) -> str:
-    """Run ``module`` for ``phase`` if this task wins the claim. Returns the claim result."""
-    claim = claim_phase(episode_id, phase)
-    if claim != Claim.CLAIMED:
+    """Run ``module`` for ``phase`` if this task wins the claim. Returns the claim result.
+
+    On any error the claim is released before the error propagates (the task decides about retrying).
+    """
+    claim, token = claim_phase(episode_id, phase)
+    if claim != Claim.CLAIMED or token is None:
         logger.info("episode %s phase %s: %s, nothing to do", episode_id, phase.label, claim)
         return claim
+    try:
+        return _run_claimed(episode_id, phase, module, token)
+    except BaseException:
+        release_phase(episode_id, phase, token)
+        raise
+
+
+def _run_claimed(episode_id: str, phase: EpisodePhase, module: Phase[Any], token: datetime) -> str:
     started = time.perf_counter()
     claimed = Episode.objects.defer("summary_embedding").filter(pk=episode_id).first()
     if claimed is None:  # erased since the claim (DELETE /users/{user_id})
@@ -94,14 +107,18 @@ def run_phase(episode_id: str, phase: EpisodePhase, module: Phase[Any]) -> str:
         episode = Episode.objects.select_for_update().defer("summary_embedding").filter(pk=episode_id).first()
         if episode is None:
             return Claim.GONE
-        if episode.phase_running != phase or episode.phase_done != phase - 1:
+        if (
+            episode.phase_running != phase
+            or episode.phase_done != phase - 1
+            or episode.progressed_at != token
+        ):
             # The claim went stale and another worker took the phase over: its result wins.
             logger.warning("episode %s phase %s: claim lost, discarding result", episode_id, phase.label)
             return Claim.BUSY
         outcome = module.store(episode, data) or PhaseOutcome()
         elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
         _record_done(episode, phase, outcome, elapsed_ms)
-    return claim
+    return Claim.CLAIMED
 
 
 def _record_done(episode: Episode, phase: EpisodePhase, outcome: PhaseOutcome, elapsed_ms: float) -> None:

@@ -35,15 +35,17 @@ def outbox_sweep() -> int:
             | Q(progressed_at__lt=stale)
         )
         .order_by("received_at")
-        .values_list("pk", "phase_done")[:SWEEP_BATCH]
+        .values_list("pk", "phase_done", "progressed_at")[:SWEEP_BATCH]
     )
     count = 0
-    for episode_id, phase_done in left_behind:
-        # Mark it as progressed now so the next sweep leaves it alone for another stall period.
-        Episode.objects.filter(pk=episode_id).update(
-            phase_running=None, progressed_at=now, enqueue_failed_at=None
-        )
-        if enqueue_episode(episode_id, from_phase=min(phase_done + 1, EpisodePhase.NOTIFY)):
+    for episode_id, phase_done, progressed_at in left_behind:
+        # Take the stale claim away and mark the episode as progressed now (so the next sweep leaves it alone
+        # for another stall period) — only if nothing moved since it was read: a worker that claimed or
+        # finished a phase in between keeps its claim and the episode is not enqueued twice.
+        taken = Episode.objects.filter(
+            pk=episode_id, phase_done=phase_done, progressed_at=progressed_at
+        ).update(phase_running=None, progressed_at=now, enqueue_failed_at=None)
+        if taken and enqueue_episode(episode_id, from_phase=min(phase_done + 1, EpisodePhase.NOTIFY)):
             count += 1
     if count:
         logger.info("outbox sweep re-enqueued %d episodes", count)

@@ -14,7 +14,7 @@ from config.celery import app
 from ingestion import sweeps
 from ingestion.phases import MODULES
 from ingestion.pipeline import build_chain
-from ingestion.runner import Claim, fail_episode, release_phase, run_phase
+from ingestion.runner import Claim, fail_episode, run_phase
 from memhq.ai.errors import TransientAIError
 from memhq.models import EpisodePhase
 
@@ -34,8 +34,7 @@ class PhaseTask(Task):
 def execute(task: Task, episode_id: str, phase: EpisodePhase) -> None:
     try:
         claim = run_phase(episode_id, phase, MODULES[phase])
-    except TRANSIENT_ERRORS as exc:
-        release_phase(episode_id, phase)
+    except TRANSIENT_ERRORS as exc:  # run_phase has released the claim
         retries = task.request.retries
         if retries >= settings.MEMHQ_TASK_MAX_RETRIES:
             fail_episode(episode_id, phase, f"{type(exc).__name__}: {exc} (gave up after {retries} retries)")

@@ -18,6 +18,7 @@ row removed (so the caller can prove what was erased without MemHQ keeping the i
 from __future__ import annotations
 
 import hashlib
+import hmac
 import time
 import uuid
 from dataclasses import dataclass
@@ -58,6 +59,15 @@ DELETIONS: tuple[tuple[str, str], ...] = (
     ("memhq_episode", f"DELETE FROM memhq_episode WHERE {_USER}"),
 )
 
+# The consolidation sweep's cursor may name the user: forget the name (the pass resumes at the next user).
+FORGET_CURSOR = f"UPDATE memhq_consolidationcursor SET user_id = '', position = '{{}}' WHERE {_USER}"
+
+
+def user_digest(user_id: str) -> str:
+    """A keyed hash of the erased user's id (HMAC with the server secret, so ids such as e-mail addresses
+    cannot be recovered from a receipt by trying candidates)."""
+    return hmac.new(settings.SECRET_KEY.encode(), user_id.encode(), hashlib.sha256).hexdigest()
+
 
 @dataclass(frozen=True)
 class Erasure:
@@ -92,9 +102,10 @@ def user_erase(*, project: Project, user_id: str, actor: str) -> Erasure:
             for table, sql in DELETIONS:
                 cursor.execute(f"{sql} RETURNING id", params)
                 removed[table] = [str(row[0]) for row in cursor.fetchall()]
+            cursor.execute(FORGET_CURSOR, params)
         receipt = ErasureReceipt.objects.create(
             project=project,
-            user_id_sha256=hashlib.sha256(user_id.encode()).hexdigest(),
+            user_id_sha256=user_digest(user_id),
             actor=actor[:200],
             started_at=started_at,
             finished_at=timezone.now(),

@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from memhq.ai.tokens import count_tokens
 from memhq.models import Episode, Project, Thread, ThreadMessage, ThreadStatus
+from memhq.services.erasure_guard import erasure_guard
 from memhq.services.thread_episodes import thread_cut
 
 logger = logging.getLogger(__name__)
@@ -76,6 +77,7 @@ def auto_episode_interval(project: Project) -> timedelta:
 def thread_create(
     *, project: Project, user_id: str, key: str | None = None, temporary: bool = False
 ) -> ThreadReceipt:
+    erasure_guard(project.pk, user_id)  # no new thread while the user's data is being erased (409)
     thread_pk = uuid.uuid4()
     thread = Thread(pk=thread_pk, project=project, user_id=user_id, key=key or str(thread_pk))
     thread.temporary = temporary

@@ -34,9 +34,33 @@ def private_allowed() -> bool:
     return bool(settings.MEMHQ_WEBHOOKS_ALLOW_PRIVATE)
 
 
+#: IPv6 ranges that carry an IPv4 address in their last 32 bits (NAT64 well-known and local-use prefixes,
+#: IPv4-compatible): the embedded address is what the packet reaches, so it is the one checked.
+_EMBEDS_IPV4_LAST_32 = tuple(
+    ipaddress.IPv6Network(prefix) for prefix in ("64:ff9b::/96", "64:ff9b:1::/48", "::/96")
+)
+_SITE_LOCAL = ipaddress.IPv6Network("fec0::/10")  # deprecated, still routed privately by some networks
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address.teredo is not None:
+        return address.teredo[1]
+    if any(address in network for network in _EMBEDS_IPV4_LAST_32):
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
 def is_public(address: IPAddress) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    if isinstance(address, ipaddress.IPv6Address):
+        if address in _SITE_LOCAL:
+            return False
+        inner = embedded_ipv4(address)
+        if inner is not None:
+            return is_public(inner)
     return address.is_global and not address.is_multicast
 
 

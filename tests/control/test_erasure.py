@@ -38,7 +38,7 @@ from memhq.models import (
 )
 from memhq.services import erasure
 from memhq.services.consolidation import consolidation_sweep
-from memhq.services.erasure import DELETIONS
+from memhq.services.erasure import DELETIONS, user_digest
 from memhq.services.locks import LockNamespace
 from memhq.services.threads import message_add, thread_create
 from memhq.services.webhooks import event_emit
@@ -108,7 +108,7 @@ def test_erasure_removes_everything_of_the_user_and_returns_a_receipt(
         assert not TABLES[table].filter(**_in(everything, table)).exists(), table
         assert TABLES[table].model.objects.count() == others[table], table  # bob and the other project stay
     stored = ErasureReceipt.objects.get(pk=receipt["receipt_id"])
-    assert stored.user_id_sha256 == hashlib.sha256(b"alice").hexdigest()
+    assert stored.user_id_sha256 == user_digest("alice") != hashlib.sha256(b"alice").hexdigest()  # keyed
     assert stored.actor == f"key:{key_prefix(everything)}" and stored.ids_sha256 == receipt["ids_sha256"]
     assert {table for table, _ in DELETIONS} == set(TABLES)
     again = api.delete(f"{USERS}/alice").json()  # idempotent: nothing left
@@ -159,6 +159,7 @@ def test_new_work_for_a_user_being_erased_is_refused_with_409(
         assert api.post(ADD, {**payload, "user_id": "bob"}, format="json").status_code == 202  # others go on
         stated = {"user_id": "alice", "text": "I like tea.", "kind": "preference"}
         assert api.post(MEMORIES, stated, format="json").status_code == 409
+        assert api.post("/v1/memhq/threads", {"user_id": "alice"}, format="json").status_code == 409
         assert api.delete(f"{USERS}/alice").status_code == 409  # one erasure at a time
     assert not Episode.objects.filter(user_id="alice").exists()
     assert api.post(ADD, payload, format="json").status_code == 202

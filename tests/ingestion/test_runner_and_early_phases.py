@@ -1,9 +1,11 @@
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+
+from django.utils import timezone
 
 from ingestion.phases import anchor_dates, persist
-from ingestion.runner import Claim, claim_phase, run_phase
+from ingestion.runner import Claim, claim_phase, release_phase, run_phase
 from memhq.models import Episode, EpisodeMessage, EpisodePhase, Project
 from tests.ingestion.helpers import make_episode
 
@@ -54,15 +56,15 @@ def test_a_phase_cannot_run_before_the_previous_one(project: Project) -> None:
 
 def test_a_fresh_claim_held_by_another_worker_is_respected(project: Project) -> None:
     episode = make_episode(project, MESSAGES)
-    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST) == Claim.CLAIMED
-    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST) == Claim.BUSY
+    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.CLAIMED
+    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.BUSY
 
 
 def test_a_stale_claim_can_be_taken_over(project: Project, settings: object) -> None:
     episode = make_episode(project, MESSAGES)
-    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST) == Claim.CLAIMED
+    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.CLAIMED
     settings.MEMHQ_STALL_TIMEOUT_S = -1  # type: ignore[attr-defined]
-    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST) == Claim.CLAIMED
+    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.CLAIMED
     assert Episode.objects.get(pk=episode.pk).attempts == 2
 
 
@@ -70,7 +72,7 @@ def test_a_deleted_episode_is_gone(project: Project) -> None:
     episode = make_episode(project, MESSAGES)
     episode_id = str(episode.pk)
     episode.delete()
-    assert claim_phase(episode_id, EpisodePhase.PERSIST) == Claim.GONE
+    assert claim_phase(episode_id, EpisodePhase.PERSIST)[0] == Claim.GONE
 
 
 def test_anchor_dates_uses_message_then_episode_timestamp_and_resolves_expressions(project: Project) -> None:
@@ -94,3 +96,36 @@ def test_anchor_dates_falls_back_to_the_time_received(project: Project) -> None:
     run_phase(str(episode.pk), EpisodePhase.PERSIST, persist)
     run_phase(str(episode.pk), EpisodePhase.ANCHOR_DATES, anchor_dates)
     assert EpisodeMessage.objects.get(episode=episode).document_date == episode.received_at
+
+
+def test_a_worker_never_stores_into_a_claim_taken_over_by_another(project: Project, settings: object) -> None:
+    episode = make_episode(project, MESSAGES)
+    _, first = claim_phase(str(episode.pk), EpisodePhase.PERSIST)
+    settings.MEMHQ_STALL_TIMEOUT_S = -1  # type: ignore[attr-defined]
+    _, second = claim_phase(str(episode.pk), EpisodePhase.PERSIST)  # a second worker takes the stale claim
+    assert first is not None and second is not None and first != second
+    release_phase(str(episode.pk), EpisodePhase.PERSIST, first)  # the first worker's release is a no-op
+    assert Episode.objects.get(pk=episode.pk).phase_running == EpisodePhase.PERSIST
+
+
+def test_the_sweep_never_takes_a_claim_made_after_it_read_the_episode(
+    project: Project, settings: object
+) -> None:
+    from ingestion.sweeps import outbox_sweep
+
+    episode = make_episode(project, MESSAGES)
+    Episode.objects.filter(pk=episode.pk).update(progressed_at=timezone.now() - timedelta(hours=1))
+    settings.MEMHQ_STALL_TIMEOUT_S = 60  # type: ignore[attr-defined]
+    original = Episode.objects.filter
+
+    def claim_in_between(*args: object, **kwargs: object) -> object:
+        result = original(*args, **kwargs)
+        if "progressed_at" in kwargs:  # the sweep's conditional update: a worker claims just before it
+            claim_phase(str(episode.pk), EpisodePhase.PERSIST)
+        return result
+
+    from unittest import mock
+
+    with mock.patch.object(Episode.objects, "filter", side_effect=claim_in_between):
+        assert outbox_sweep() == 0
+    assert Episode.objects.get(pk=episode.pk).phase_running == EpisodePhase.PERSIST

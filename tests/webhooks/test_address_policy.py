@@ -51,13 +51,20 @@ def public_name_resolves_to_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
         "fc00::1",
         "::ffff:127.0.0.1",
         "::ffff:10.0.0.1",
+        "64:ff9b::a9fe:a9fe",  # NAT64 of 169.254.169.254 (cloud metadata)
+        "64:ff9b:1::a00:1",  # local-use NAT64 of 10.0.0.1
+        "2002:7f00:1::",  # 6to4 of 127.0.0.1
+        "::127.0.0.1",  # IPv4-compatible
+        "fec0::1",  # site-local
     ],
 )
 def test_private_loopback_link_local_and_similar_addresses_are_not_public(address: str) -> None:
     assert not is_public(ipaddress.ip_address(address))
 
 
-@pytest.mark.parametrize("address", ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"])
+@pytest.mark.parametrize(
+    "address", ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"]
+)
 def test_global_unicast_addresses_are_public(address: str) -> None:
     assert is_public(ipaddress.ip_address(address))
 

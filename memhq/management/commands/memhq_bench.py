@@ -13,7 +13,12 @@ from typing import Any, Protocol, cast
 
 from django.core.management.base import BaseCommand, CommandError
 
-BENCHMARKS = {"add": "memhq.bench.add", "ingest": "memhq.bench.ingest", "thread": "memhq.bench.thread"}
+BENCHMARKS = {
+    "add": "memhq.bench.add",
+    "ingest": "memhq.bench.ingest",
+    "recall": "memhq.bench.recall",
+    "thread": "memhq.bench.thread",
+}
 
 
 class Benchmark(Protocol):

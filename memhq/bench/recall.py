@@ -1,0 +1,116 @@
+"""``memhq_bench recall``: /v1/memhq/recall latency over HTTP at growing memory counts for one user, and a
+bare pgvector kNN query on the same table in the same run (the floor recall is compared with).
+
+Memories are synthetic (memhq/bench/recall_data.py). One closed-loop client, so the percentiles are the
+latency of a request, not queueing. The gunicorn is started as the Procfile does.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from argparse import ArgumentParser
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from django.db import connection
+
+from memhq.ai.provider import get_embedder
+from memhq.bench.http import Load, Target, run_load
+from memhq.bench.recall_data import QUERIES, insert_memories
+from memhq.bench.report import percentile, ratio, summarize, write_json
+from memhq.bench.server import gunicorn
+from memhq.services.tenancy import project_create
+
+HELP = "recall latency over HTTP at 10k and N memories, against a bare pgvector kNN on the same table"
+USER_ID = "bench-recall"
+FIRST_STEP = 10_000
+KNN_RUNS = 300
+TARGET_P50_MS = 15.0
+TARGET_P95_MS = 30.0
+NS_PER_MS = 1_000_000
+
+BARE_KNN = """
+SELECT id FROM memhq_memory
+WHERE project_id = %s AND user_id = %s AND status = 'active'
+ORDER BY embedding <=> %s::vector LIMIT 30
+"""
+
+
+def add_arguments(parser: ArgumentParser) -> None:
+    parser.add_argument("--memories", type=int, default=100_000, help="memories of the user at the last step")
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per step")
+    parser.add_argument("--warmup", type=float, default=2.0, help="warm-up seconds per step")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+
+
+def bare_knn(project_id: str) -> dict[str, float]:
+    vectors = get_embedder().embed(list(QUERIES))
+    literals = ["[" + ",".join(f"{value:.6f}" for value in vector) + "]" for vector in vectors]
+    timings: list[int] = []
+    with connection.cursor() as cursor:
+        for run in range(KNN_RUNS):
+            started = time.perf_counter_ns()
+            cursor.execute(BARE_KNN, [project_id, USER_ID, literals[run % len(literals)]])
+            cursor.fetchall()
+            timings.append(time.perf_counter_ns() - started)
+    timings.sort()
+    return {f"p{pct}_ms": percentile(timings, pct) / NS_PER_MS for pct in (50, 95, 99)}
+
+
+def steps(total: int) -> list[int]:
+    return [FIRST_STEP, total] if total > FIRST_STEP else [total]
+
+
+def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
+    project, issued = project_create(name=f"bench-recall-{time.time_ns()}")
+    logs = Path(tempfile.mkdtemp(prefix="memhq-bench-recall-"))
+    bodies = [json.dumps({"user_id": USER_ID, "query": query}).encode() for query in QUERIES]
+    results: dict[str, Any] = {}
+    try:
+        with gunicorn(target="config.wsgi:application", log=logs / "web.log") as server:
+            target = Target(
+                url=f"{server.url}/v1/memhq/recall",
+                bodies=bodies,
+                headers={"Authorization": f"Bearer {issued.plaintext}"},
+            )
+            inserted = 0
+            for size in steps(options["memories"]):
+                started = time.perf_counter()
+                insert_memories(project.pk, USER_ID, inserted, size)
+                inserted = size
+                with connection.cursor() as cursor:
+                    cursor.execute("ANALYZE memhq_memory")
+                write(f"{size} synthetic memories ready ({time.perf_counter() - started:.0f} s); measuring…")
+                load = Load(clients=1, seconds=options["seconds"], warmup_s=options["warmup"])
+                summary = summarize(run_load(target, load))
+                knn = bare_knn(str(project.pk))
+                results[str(size)] = {
+                    "recall_http": {
+                        "p50_ms": round(summary.p50_ms, 2),
+                        "p95_ms": round(summary.p95_ms, 2),
+                        "p99_ms": round(summary.p99_ms, 2),
+                        "requests": summary.requests,
+                        "errors": summary.errors,
+                    },
+                    "bare_knn_sql": {key: round(value, 2) for key, value in knn.items()},
+                    "ratio_p50": ratio(summary.p50_ms, knn["p50_ms"]),
+                }
+    finally:
+        project.delete()
+    document = {
+        "memories": "synthetic (memhq/bench/recall_data.py)",
+        "steps": results,
+        "targets": {"p50_ms": TARGET_P50_MS, "p95_ms": TARGET_P95_MS},
+    }
+    write(json.dumps(document, indent=2))
+    last = results[str(steps(options["memories"])[-1])]["recall_http"]
+    write(
+        f"\nrecall at {options['memories']} memories: p50 {last['p50_ms']} ms (target ≤ {TARGET_P50_MS}), "
+        f"p95 {last['p95_ms']} ms (target ≤ {TARGET_P95_MS})"
+    )
+    if options.get("json"):
+        write_json(options["json"], document)
+    return document
