@@ -1,7 +1,7 @@
 """Compose the signals into ONE SQL statement: one round trip returns every signal's ranked hits with the
 details of each hit (memory, message, summary or unprocessed message) and the user's processed_through.
 
-Shape: ``WITH q (the query), corpus/terms/term_sets (BM25 statistics), base_hits (every signal), hits
+Shape: ``WITH q (the query), terms/term_sets (BM25 statistics), base_hits (every signal), hits
 (base_hits + the neighbours of the best base hits)`` then the details of each hit."""
 
 from __future__ import annotations
@@ -17,8 +17,6 @@ from django.db import connection
 
 from memhq.services.entities import normalize_name
 from retrieval.signals import (
-    LIVE_MEMORY,
-    USER_MESSAGE,
     SignalSQL,
     entity,
     keyword,
@@ -121,7 +119,7 @@ def statement() -> tuple[str, list[Any]]:
     base = " UNION ALL ".join(f"({signal.sql})" for signal in signals)
     expansion = neighbours.build()
     sql = (
-        f"WITH {QUERY_CTE}, {terms_cte(USER_MESSAGE, LIVE_MEMORY)}, "
+        f"WITH {QUERY_CTE}, {terms_cte()}, "
         f"base_hits AS MATERIALIZED ({base}), "
         f"hits AS (SELECT * FROM base_hits UNION ALL ({expansion.sql})) {DETAILS}"
     )

@@ -4,7 +4,7 @@ puts first:
 
     q(v vector, tsq tsquery, project_id uuid, user_id text, as_of timestamptz, history bool,
       qtext text, qwords text[], type_hints text[], time_starts timestamptz[], time_ends timestamptz[])
-    corpus(msgs float8, mems float8), terms(lexeme text, tsq tsquery, msg_idf float8, mem_idf float8, ...),
+    terms(lexeme text, tsq tsquery, msg_idf float8, mem_idf float8, ...),
     term_sets(msg_tsq tsquery, mem_tsq tsquery)                                (see retrieval.signals.terms)
 
 A hit is a memory (``memory_id``), an episode message (``message_id``), an episode summary

@@ -2,10 +2,12 @@
 query's nearest entities by embedding, and the user's entities of the kinds the query hints at
 (``retrieval.type_hints``: "Netflix" → media) → every live memory touching them (one hop).
 
-Only informative anchors count: an entity touching more than ``MAX_ANCHOR_SHARE`` of the user's live
-memories (the user themself, the friend every conversation is with) says nothing about which memory is
+Only informative anchors count: an entity mentioned in more than ``MAX_ANCHOR_SHARE`` of the user's
+episodes (the user themself, the friend every conversation is with) says nothing about which memory is
 relevant, so it is dropped; the others weigh by strength (named > hinted type > nearest) × IDF over the
-user's memories. Memories touching the heaviest anchors come first, then the closest to the query.
+user's episodes (``Entity.mention_count`` against the episode count: both cheap, where counting the
+memories touching an entity costs a GIN bitmap of all of them). Memories touching the heaviest anchors come
+first, then the closest to the query.
 """
 
 from __future__ import annotations
@@ -28,12 +30,12 @@ MIN_FUZZY_NAME_CHARS: Final = 4
 NAMED_STRENGTH: Final = 2.0
 TYPED_STRENGTH: Final = 1.5
 NEAREST_STRENGTH: Final = 1.0
-#: An anchor touching more than this share of the user's live memories is not informative...
+#: An anchor mentioned in more than this share of the user's episodes is not informative...
 MAX_ANCHOR_SHARE: Final = 0.3
-#: ...unless it touches at most this many (a new user with three memories still has anchors).
-MIN_ANCHOR_TOUCHES: Final = 5
-#: Touches are counted up to this many memories.
-TOUCH_CAP: Final = 2000
+#: ...unless it was mentioned at most this many times (a new user's entities are all anchors).
+MIN_ANCHOR_MENTIONS: Final = 3
+#: Episodes are counted up to this many (beyond, every anchor is rare enough).
+EPISODE_CAP: Final = 10000
 
 
 def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
@@ -60,17 +62,18 @@ def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
                   AND {scope} AND e.type::text = ANY((SELECT type_hints FROM q)::text[])
                 ORDER BY e.embedding <=> (SELECT v FROM q) NULLS LAST, e.id LIMIT {TYPED_ENTITIES}
             ) AS typed
+        ), episodes AS (
+            SELECT count(*)::float8 AS n FROM (
+                SELECT 1 FROM memhq_episode
+                WHERE project_id = (SELECT project_id FROM q) AND user_id = (SELECT user_id FROM q)
+                LIMIT {EPISODE_CAP}) AS counted
         ), weighted AS (
-            SELECT a.id, max(a.strength) * ln(1 + corpus.mems / greatest(touch.n, 1)) AS weight
+            SELECT a.id, max(a.strength) * ln(1 + episodes.n / greatest(e.mention_count, 1)) AS weight
             FROM anchors a
-            CROSS JOIN corpus
-            CROSS JOIN LATERAL (
-                SELECT count(*)::float8 AS n FROM (
-                    SELECT 1 FROM memhq_memory m WHERE {LIVE_MEMORY} AND m.entity_ids @> ARRAY[a.id]
-                    LIMIT {TOUCH_CAP}) AS touching
-            ) AS touch
-            WHERE touch.n <= greatest({MIN_ANCHOR_TOUCHES}, {MAX_ANCHOR_SHARE} * corpus.mems)
-            GROUP BY a.id, corpus.mems, touch.n
+            JOIN memhq_entity e ON e.id = a.id
+            CROSS JOIN episodes
+            WHERE e.mention_count <= greatest({MIN_ANCHOR_MENTIONS}, {MAX_ANCHOR_SHARE} * episodes.n)
+            GROUP BY a.id, e.mention_count, episodes.n
         )
         SELECT m.id, touched.weight + 1 - (m.embedding <=> (SELECT v FROM q)) AS score
         FROM memhq_memory m
