@@ -14,7 +14,7 @@
    ``neighbour_weights[offset]`` × that message's score, whichever signal found it (the ``neighbour``
    signal brings in the turns next to the best hits that no other signal found).
 5. An item scores the best of its messages (an item without stored messages keeps its vote). Items whose
-   messages are all carried by a better item are dropped by :func:`dedupe`.
+   messages are all carried by a better item are dropped by :func:`dedupe` (their ranks go with it).
 """
 
 from __future__ import annotations
@@ -135,12 +135,17 @@ def spread(items: Mapping[str, Item], settings: FusionSettings) -> None:
 
 
 def dedupe(ordered: Sequence[Item]) -> list[Item]:
-    """Drop an item when every stored message it stands for is already carried by an item before it."""
-    seen: set[str] = set()
+    """Drop an item when every stored message it stands for is already carried by an item before it; that
+    item takes over the ranks it lacks (so a fact shown for its message still says the message matched)."""
+    carrier: dict[str, Item] = {}
     kept: list[Item] = []
     for item in ordered:
-        if item.sources and seen.issuperset(item.sources):
+        if item.sources and all(source in carrier for source in item.sources):
+            keeper = carrier[item.sources[0]]
+            for signal, rank in item.ranks.items():
+                keeper.ranks.setdefault(signal, rank)
             continue
         kept.append(item)
-        seen.update(item.sources)
+        for source in item.sources:
+            carrier.setdefault(source, item)
     return kept

@@ -45,6 +45,7 @@ def rerank(items: list[Item], as_of: datetime) -> None:
 
 
 def ordered(items: list[Item]) -> list[Item]:
-    """Best first: fused score, then the item's own vote (of a memory and its message, the one the signals
-    found more directly comes first), then the key (stable)."""
-    return sorted(items, key=lambda item: (-item.score, -item.vote, item.key))
+    """Best first: fused score; of items standing for the same messages (equal scores) the memory first (the
+    distilled fact, with its validity: a superseded one says so, its raw message would not), then the one
+    the signals found more directly; then the key (stable)."""
+    return sorted(items, key=lambda item: (-item.score, item.type != "memory", -item.vote, item.key))

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +61,25 @@ def celery_worker_process(transactional_db: None, broker: redis.Redis, tmp_path:
     """A real worker process (prefork, one child) consuming from the real broker, on the test database."""
     with celery_process(worker_args(), worker_env(), tmp_path / "worker.log", ready="ready.") as process:
         yield process
+
+
+DEAD_BROKER = "redis://127.0.0.1:1/0"
+
+
+def _point_celery_at(url: str) -> None:
+    from config.celery import app
+
+    app.conf.broker_url = url
+    app._pool = None  # the connection and producer pools were built for the old URL
+    app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def broker_down() -> Iterator[Callable[[], None]]:
+    """Celery publishes to a port nothing listens on; call the yielded function to bring the broker back."""
+    from config.celery import app
+
+    original = app.conf.broker_url
+    _point_celery_at(DEAD_BROKER)
+    yield lambda: _point_celery_at(original)
+    _point_celery_at(original)

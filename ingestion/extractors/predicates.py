@@ -21,7 +21,7 @@ Choices recorded here:
   ``spouse`` and ``partner`` are single-valued (a new one replaces the old), the others accumulate.
 * Predicates that are not in the table (the rules extractor's generic fallback uses the verb lemma, e.g.
   ``paint`` or ``not_eat``) are allowed: they are multi-valued and never supersede anything.
-* **What one watches or reads is media**: the object of ``watch``/``read`` (and their re-/binge forms) is typed
+* **What one watches or reads is media**: the object of ``watch``/``read`` (and re-/binge forms) is typed
   ``media`` over the NER label (the small model calls "Breaking Bad" a PERSON). The object of ``listen``
   is media only when NER has no better label ("listen to Taylor Swift" is a person). So is the object of
   ``favorite_<x>`` for x a kind of work (book, show, TV show, film, song, ...), judged by its last word.

@@ -29,7 +29,7 @@ DEFAULT_FREQUENCY: Final = 0.01
 #: A term in more than this share of documents only scores candidates, it does not select them.
 SELECTIVE_MAX_FREQUENCY: Final = 0.05
 #: At most this many candidate documents are scored per signal.
-CANDIDATE_CAP: Final = 2000
+CANDIDATE_CAP: Final = 1000
 #: BM25 saturation and length normalisation (tf = 1, so k1 only shapes the length factor).
 BM25_K1: Final = 1.2
 BM25_B: Final = 0.3

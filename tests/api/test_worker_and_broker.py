@@ -1,38 +1,20 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from rest_framework.test import APIClient
 
-from config.celery import app
 from ingestion.tasks import ping
 from memhq.models import Episode
 
 PAYLOAD = {"user_id": "u1", "messages": [{"role": "user", "content": "I live in Berlin."}]}
-DEAD_BROKER = "redis://127.0.0.1:1/0"
 ENQUEUE_FAILURE_BUDGET_S = 5.0
 
 
 def test_a_real_worker_process_runs_a_task_from_the_real_broker(celery_worker_process: Any) -> None:
     result = ping.delay("pong")
     assert result.get(timeout=30) == "pong"
-
-
-@pytest.fixture
-def broker_down() -> Iterator[None]:
-    original = app.conf.broker_url
-    app.conf.broker_url = DEAD_BROKER
-    app._pool = None
-    app.amqp._producer_pool = None
-    try:
-        yield
-    finally:
-        app.conf.broker_url = original
-        app._pool = None
-        app.amqp._producer_pool = None
 
 
 def test_add_succeeds_and_records_the_missed_enqueue_when_the_broker_is_down(

@@ -10,13 +10,11 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from config.celery import app
 from ingestion.sweeps import outbox_sweep
 from memhq.models import Candidate, Episode, EpisodePhase, Evidence, Memory, WebhookEvent
 from tests.support.worker import celery_process, stop, worker_args, worker_env
 
 COMPLETION_TIMEOUT_S = 90.0
-DEAD_BROKER = "redis://127.0.0.1:1/0"
 STALL_TIMEOUT_S = 2
 
 
@@ -107,22 +105,6 @@ def test_a_worker_killed_mid_chain_is_replaced_and_the_episode_completes_once(
     assert len(claims) == len(set(claims)) > 0
     assert Memory.objects.filter(user_id="alice").count() == len(claims)
     assert WebhookEvent.objects.filter(type="episode.completed", payload__episode_id=episode_id).count() == 1
-
-
-@pytest.fixture
-def broker_down() -> Any:
-    original = app.conf.broker_url
-
-    def restore() -> None:
-        app.conf.broker_url = original
-        app._pool = None
-        app.amqp._producer_pool = None
-
-    app.conf.broker_url = DEAD_BROKER
-    app._pool = None
-    app.amqp._producer_pool = None
-    yield restore
-    restore()
 
 
 def test_an_episode_added_while_the_broker_is_down_completes_after_it_comes_back(

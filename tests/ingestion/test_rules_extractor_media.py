@@ -24,7 +24,9 @@ def object_mentions(candidates: list[CandidateOut]) -> list[tuple[str, str]]:
 )
 def test_a_favourite_show_is_a_preference_with_a_media_object(text: str) -> None:
     found = one(text)
-    assert [(c.predicate, c.object, c.kind) for c in found] == [("favorite_show", "Breaking Bad", "preference")]
+    assert [(c.predicate, c.object, c.kind) for c in found] == [
+        ("favorite_show", "Breaking Bad", "preference")
+    ]
     assert object_mentions(found) == [("Breaking Bad", "media")]
     assert "Breaking Bad" in found[0].claim and found[0].claim.startswith(("User", "Breaking"))
 
@@ -59,7 +61,9 @@ def test_what_is_watched_or_read_is_media_whatever_ner_says(text: str, title: st
 
 
 def test_listening_types_the_work_as_media_only_when_ner_has_nothing_better() -> None:
-    assert object_mentions(one("I listened to the new Radiohead album.")) == [("new Radiohead album", "media")]
+    assert object_mentions(one("I listened to the new Radiohead album.")) == [
+        ("new Radiohead album", "media")
+    ]
     assert object_mentions(one("I've been listening to Taylor Swift a lot.")) == [("Taylor Swift", "person")]
 
 

@@ -70,7 +70,9 @@ def test_the_type_hint_alone_anchors_the_show(
     # hint is left to anchor the show; without the hint too, the entity signal finds nothing.
     monkeypatch.setattr("retrieval.signals.entity.NEAREST_ENTITIES", 0)
     query = {"user_id": "alice", "query": "anything good on Netflix tonight?"}
-    show = next(item for item in memories(api.post(RECALL, query, "json").json()) if "Breaking" in item["text"])
+    show = next(
+        item for item in memories(api.post(RECALL, query, "json").json()) if "Breaking" in item["text"]
+    )
     assert "entity" in show["ranks"]
     monkeypatch.setattr("retrieval.query.hinted_types", lambda text: [])
     body = api.post(RECALL, query, "json").json()

@@ -3,9 +3,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from django.db import transaction
 from rest_framework.test import APIClient
 
 from ingestion.pipeline import run_inline
@@ -115,7 +115,8 @@ def test_processed_through_is_null_when_nothing_was_processed(project: Project, 
 
 
 def test_per_user_filtering_still_fills_the_vector_signal(project: Project) -> None:
-    # The other user's memories are all closer to the query than ours: an unfiltered kNN would find none of ours.
+    # The other user's memories are all closer to the query than ours: an unfiltered kNN would find none of
+    # ours.
     make_memories(project, "bob", [f"Bob likes hiking trip number {i} in the Alps" for i in range(300)])
     make_memories(project, "alice", [f"Alice note {i} about the weather and her garden" for i in range(40)])
     vector = provider.get_embedder().embed(["hiking in the Alps"])[0]
@@ -137,15 +138,21 @@ def query_now() -> Any:
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tenants=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), min_size=2, max_size=6, unique=True))
-def test_recall_never_returns_another_users_or_projects_rows(db: None, tenants: list[tuple[int, int]]) -> None:
+def test_recall_never_returns_another_users_or_projects_rows(
+    db: None, tenants: list[tuple[int, int]]
+) -> None:
     with transaction.atomic():  # each example in its own savepoint, rolled back at the end
         projects: dict[int, Project] = {}
         for project_index, user_index in tenants:
             if project_index not in projects:
                 projects[project_index] = Project.objects.create(name=f"p{project_index}")
-            make_memories(projects[project_index], f"u{user_index}", [f"p{project_index} u{user_index} loves tea"])
+            make_memories(
+                projects[project_index], f"u{user_index}", [f"p{project_index} u{user_index} loves tea"]
+            )
         for project_index, user_index in tenants:
-            result = recall(project_id=projects[project_index].pk, user_id=f"u{user_index}", query_text="loves tea")
+            result = recall(
+                project_id=projects[project_index].pk, user_id=f"u{user_index}", query_text="loves tea"
+            )
             assert not result.degraded
             assert [item.text for item in result.items if item.type == "memory"] == [
                 f"p{project_index} u{user_index} loves tea"

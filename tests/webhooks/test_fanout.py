@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import redis
 from django.db import transaction
 
-from config.celery import app
 from memhq.models import DeliveryStatus, Project, WebhookDelivery, WebhookEvent
 from memhq.services.webhooks import endpoint_update, event_emit
 from memhq.webhooks.dispatch import sweep
 from tests.webhooks.conftest import make_endpoint
 from tests.webhooks.receiver import Receiver
-
-DEAD_BROKER = "redis://127.0.0.1:1/0"
 
 
 def emit(project: Project, type: str = "memories.changed") -> WebhookEvent:
@@ -73,20 +69,6 @@ def test_deliver_tasks_are_published_only_after_the_commit(
     for callback in callbacks:
         callback()
     assert broker.llen("celery") == 2
-
-
-@pytest.fixture
-def broker_down() -> Iterator[None]:
-    original = app.conf.broker_url
-    app.conf.broker_url = DEAD_BROKER
-    app._pool = None
-    app.amqp._producer_pool = None
-    try:
-        yield
-    finally:
-        app.conf.broker_url = original
-        app._pool = None
-        app.amqp._producer_pool = None
 
 
 def test_when_the_broker_is_down_the_sweep_sends_the_delivery_later(
