@@ -17,6 +17,8 @@ from django.db import connection
 
 from memhq.services.entities import normalize_name
 from retrieval.signals import (
+    LIVE_MEMORY,
+    USER_MESSAGE,
     SignalSQL,
     entity,
     keyword,
@@ -47,6 +49,11 @@ def signal_sql() -> list[SignalSQL]:
         summaries.build(),
         time.build(),
     ]
+
+
+def signal_names() -> list[str]:
+    """Every signal recall runs, the neighbour expansion included."""
+    return [signal.name for signal in signal_sql()] + [neighbours.NAME]
 
 
 QUERY_CTE = """q AS MATERIALIZED (
@@ -119,7 +126,7 @@ def statement() -> tuple[str, list[Any]]:
     base = " UNION ALL ".join(f"({signal.sql})" for signal in signals)
     expansion = neighbours.build()
     sql = (
-        f"WITH {QUERY_CTE}, {terms_cte()}, "
+        f"WITH {QUERY_CTE}, {terms_cte(USER_MESSAGE, LIVE_MEMORY)}, "
         f"base_hits AS MATERIALIZED ({base}), "
         f"hits AS (SELECT * FROM base_hits UNION ALL ({expansion.sql})) {DETAILS}"
     )

@@ -113,7 +113,8 @@ def assemble(
     for row in rows:
         if row["signal"] is None:
             continue
-        item = items.setdefault(_key(row), item_from_row(row))
+        found = item_from_row(row)
+        item = items.setdefault(found.key, found)
         signal = str(row["signal"])
         item.ranks.setdefault(signal, int(row["rank"]))  # type: ignore[call-overload]
         hits.append(_hit(row, item.key))
@@ -141,16 +142,6 @@ def _hit(row: dict[str, object], key: str) -> Hit:
     return Hit(
         signal=str(row["signal"]), key=key, score=float(score) if isinstance(score, int | float) else None
     )
-
-
-def _key(row: dict[str, object]) -> str:
-    if row["memory_id"] is not None:
-        return f"memory:{row['memory_id']}"
-    if row["message_id"] is not None:
-        return f"message:{row['message_id']}"
-    if row["summary_episode_id"] is not None:
-        return f"summary:{row['summary_episode_id']}"
-    return f"raw:{row['raw_episode_id']}:{row['raw_index']}"
 
 
 def degraded(*, project_id: uuid.UUID, user_id: str, as_of: datetime, max_tokens: int) -> RecallResult:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from datetime import datetime
 
-from memhq.ai.tokens import count_tokens
+from memhq.ai.tokens import count_tokens, count_tokens_batch
 from retrieval.items import Item
 
 HEADER = "What you know about this user (most relevant first):"
@@ -33,20 +33,24 @@ def item_line(item: Item) -> str:
 def fit(items: list[Item], max_tokens: int) -> tuple[list[Item], str, int]:
     """Keep items in order while the rendered context fits ``max_tokens``; return (kept, text, tokens)."""
     kept: list[Item] = []
-    budget = max_tokens - count_tokens(HEADER) - count_tokens(EXCERPTS) - count_tokens(SUMMARIES)
+    fixed = count_tokens_batch([HEADER, EXCERPTS, SUMMARIES])
+    budget = max_tokens - sum(fixed)
+    # Group titles cost a few tokens each; count them with the line so the total stays within budget.
+    counts = count_tokens_batch([text for item in items for text in (item_line(item), item.anchor)])
     used = 0
-    for item in items:
-        # Group titles cost a few tokens each; count them with the line so the total stays within budget.
-        cost = count_tokens(item_line(item)) + count_tokens(item.anchor) + 2
+    for position, item in enumerate(items):
+        cost = counts[2 * position] + counts[2 * position + 1] + 2
         if used + cost > budget:
             continue
         kept.append(item)
         used += cost
     text = render(kept)
-    while kept and count_tokens(text) > max_tokens:  # a guard: estimates above are meant to be upper bounds
+    tokens = count_tokens(text)
+    while kept and tokens > max_tokens:  # a guard: the estimates above are meant to be upper bounds
         kept.pop()
         text = render(kept)
-    return kept, text, count_tokens(text) if kept else 0
+        tokens = count_tokens(text)
+    return kept, text, tokens if kept else 0
 
 
 def render(items: list[Item]) -> str:

@@ -16,6 +16,7 @@ from memhq.services.episodes import episode_create
 from retrieval.evaluation.dataset import EvalEpisode, EvalQuery, load_episodes, load_queries
 from retrieval.evaluation.metrics import MESSAGE_KS, Scores
 from retrieval.items import Item, item_from_row
+from retrieval.query import signal_names
 from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, assemble, fetch
 
 FUSION = "fusion"
@@ -81,6 +82,9 @@ def ask(
     signals: bool,
     progress: Callable[[], None],
 ) -> None:
+    if signals:  # every signal is scored on every question, including those before it first fires
+        for name in signal_names():
+            report.scores.setdefault(name, Scores())
     for query in queries:
         rows = fetch(
             project_id=project.pk,

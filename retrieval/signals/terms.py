@@ -1,77 +1,66 @@
-"""BM25-style keyword ranking in SQL: the query's terms weighted by their rarity.
+"""BM25-style keyword ranking in SQL: the query's terms weighted by their rarity within the user's data.
 
 Postgres's ``ts_rank_cd`` has no inverse document frequency: "Caroline" (in half of a conversation's
 messages, it is a speaker's name) counts as much as "LGBTQ". The ``terms`` CTE gives each query lexeme (the
-'english' configuration's stems, stop words dropped) an IDF, and the keyword signals score a candidate by
-the IDF of the terms it contains, with BM25's length normalisation (tf is taken as 1: chat turns and claims
-are short).
+'english' configuration's stems, stop words dropped) a BM25 IDF, and the keyword signals score a candidate
+by the IDF of the terms it contains, with BM25's length normalisation (tf is taken as 1: chat turns and
+claims are short).
 
-Where the frequencies come from: the planner's statistics (``pg_stats.most_common_elems`` /
-``most_common_elem_freqs`` of the generated tsvector columns, kept fresh by autovacuum's ANALYZE), i.e.
-across the whole table rather than per user. Counting per user was measured first: on locomo-dev it ranked
-no better (message keyword alone frac@10 0.63 per user, 0.64 from whole-corpus frequencies in a simulation),
-and counting document frequencies cost 4-12 ms per term at 100k memories (the GIN index is not per user, so
-its bitmap for a common word spans every user). A lexeme not among the most common elements is rarer than
-the least common one listed: it gets half that frequency. Without statistics (a fresh database) every term
-gets ``DEFAULT_FREQUENCY``, i.e. the same weight.
+Where the document frequencies come from: a sample of the user's own documents (``SAMPLE_SIZE`` messages
+and as many live memories, read through the per-user index), in which every query term is counted. Tried
+and dropped: exact per-user counts (4-12 ms per term at 100k memories: the GIN index is not per user, so
+its bitmap for a common word spans every user) and the planner's statistics (``pg_stats``: free, but
+whole-table, and only as fresh as the last ANALYZE: a fresh locomo-dev run scored frac@10 0.71 instead of
+0.79 because the statistics predated most of the data).
 
-Bounded cost: candidates are the documents matching a *selective* term (frequency ≤
-``SELECTIVE_MAX_FREQUENCY``), or the rarest term when none is; common terms still add to the score of those
-candidates. At most ``CANDIDATE_CAP`` candidates are scored.
+Bounded cost: candidates are the documents matching a *selective* term (in at most
+``SELECTIVE_MAX_SHARE`` of the sample), or the rarest term when none is; common terms still add to the
+score of those candidates. At most ``CANDIDATE_CAP`` candidates are scored.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-#: Frequency of a term when the table has no statistics yet (every term then weighs the same).
-DEFAULT_FREQUENCY: Final = 0.01
-#: A term in more than this share of documents only scores candidates, it does not select them.
-SELECTIVE_MAX_FREQUENCY: Final = 0.05
+#: Documents of each kind the term frequencies are counted in.
+SAMPLE_SIZE: Final = 300
+#: A term in more than this share of the sample only scores candidates, it does not select them.
+SELECTIVE_MAX_SHARE: Final = 0.05
 #: At most this many candidate documents are scored per signal.
-CANDIDATE_CAP: Final = 1000
+CANDIDATE_CAP: Final = 300
 #: BM25 saturation and length normalisation (tf = 1, so k1 only shapes the length factor).
 BM25_K1: Final = 1.2
 BM25_B: Final = 0.3
 #: Query words considered (very long queries add noise and cost).
 MAX_TERMS: Final = 32
-#: The tables whose tsvector statistics are read, by corpus.
-CORPUS_TABLES: Final = {"msg": "memhq_episodemessage", "mem": "memhq_memory"}
 
 
-def _stats(corpus: str) -> str:
-    return f"""(
-        SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
-        FROM pg_stats
-        WHERE schemaname = current_schema() AND tablename = '{CORPUS_TABLES[corpus]}'
-          AND attname = 'search_vector'
-        LIMIT 1) AS {corpus}_stats"""
+def _idf(df: str, n: str) -> str:
+    return f"ln(1 + ({n} - {df} + 0.5) / ({df} + 0.5))"
 
 
-def _frequency(corpus: str) -> str:
-    """A term's frequency in the corpus: listed, else half the least listed one, else the default."""
-    stats = f"{corpus}_stats"
-    least = f"{stats}.freqs[array_length({stats}.freqs, 1) - 2]"
-    listed = f"{stats}.freqs[array_position({stats}.elems, t.lexeme)]"
-    return f"greatest(coalesce({listed}, {least} / 2, {DEFAULT_FREQUENCY}), 1e-9)"
-
-
-def terms_cte() -> str:
-    """The ``terms`` and ``term_sets`` CTEs (after ``q``)."""
-    return f"""terms AS MATERIALIZED (
-        SELECT t.lexeme, t.tsq, f.msg_freq, f.mem_freq,
-               ln(1 + (1 - least(f.msg_freq, 0.999)) / f.msg_freq) AS msg_idf,
-               ln(1 + (1 - least(f.mem_freq, 0.999)) / f.mem_freq) AS mem_idf
+def terms_cte(user_message: str, live_memory: str) -> str:
+    """The ``msg_sample``, ``mem_sample``, ``terms`` and ``term_sets`` CTEs (after ``q``)."""
+    return f"""msg_sample AS MATERIALIZED (
+        SELECT msg.search_vector AS sv FROM memhq_episodemessage msg WHERE {user_message} LIMIT {SAMPLE_SIZE}
+    ), mem_sample AS MATERIALIZED (
+        SELECT m.search_vector AS sv FROM memhq_memory m WHERE {live_memory} LIMIT {SAMPLE_SIZE}
+    ), terms AS MATERIALIZED (
+        SELECT t.lexeme, t.tsq, c.msg_df, c.mem_df,
+               {_idf("c.msg_df", "c.msg_n")} AS msg_idf, {_idf("c.mem_df", "c.mem_n")} AS mem_idf,
+               c.msg_df <= {SELECTIVE_MAX_SHARE} * c.msg_n AS msg_selective,
+               c.mem_df <= {SELECTIVE_MAX_SHARE} * c.mem_n AS mem_selective
         FROM (
             SELECT lexeme, quote_literal(lexeme)::tsquery AS tsq
             FROM unnest(tsvector_to_array(to_tsvector('english', (SELECT qraw FROM q)))) AS lexeme
             LIMIT {MAX_TERMS}
         ) AS t
-        LEFT JOIN {_stats("msg")} ON true
-        LEFT JOIN {_stats("mem")} ON true
         CROSS JOIN LATERAL (
-            SELECT {_frequency("msg")}::float8 AS msg_freq, {_frequency("mem")}::float8 AS mem_freq
-        ) AS f
+            SELECT (SELECT count(*) FILTER (WHERE sv @@ t.tsq) FROM msg_sample)::float8 AS msg_df,
+                   (SELECT count(*) FROM msg_sample)::float8 AS msg_n,
+                   (SELECT count(*) FILTER (WHERE sv @@ t.tsq) FROM mem_sample)::float8 AS mem_df,
+                   (SELECT count(*) FROM mem_sample)::float8 AS mem_n
+        ) AS c
     ), term_sets AS MATERIALIZED (
         SELECT {_selecting("msg")} AS msg_tsq, {_selecting("mem")} AS mem_tsq FROM terms
     )"""
@@ -79,11 +68,10 @@ def terms_cte() -> str:
 
 def _selecting(corpus: str) -> str:
     """The OR of the selective terms, else the rarest term alone."""
-    freq = f"{corpus}_freq"
     quoted = "quote_literal(lexeme)"
     return f"""coalesce(
-            string_agg({quoted}, ' | ') FILTER (WHERE {freq} <= {SELECTIVE_MAX_FREQUENCY}),
-            (array_agg({quoted} ORDER BY {freq}, lexeme))[1])::tsquery"""
+            string_agg({quoted}, ' | ') FILTER (WHERE {corpus}_selective),
+            (array_agg({quoted} ORDER BY {corpus}_df, lexeme))[1])::tsquery"""
 
 
 def bm25_select(*, table: str, alias: str, where: str, corpus: str) -> str:
