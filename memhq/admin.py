@@ -8,6 +8,7 @@ from django.contrib import admin, messages
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
+from memhq.admin_base import ReadOnlyAdmin, ReadOnlyInline
 from memhq.control.admin import (  # also registers erasure receipts and the cursor
     BatchRevertMixin,
     MemoryControlMixin,
@@ -27,32 +28,6 @@ from memhq.models import (
 from memhq.services.tenancy import api_key_create
 from memhq.threads import admin as threads_admin  # noqa: F401  (registers threads)
 from memhq.webhooks import admin as webhooks_admin  # noqa: F401  (registers endpoints, events, deliveries)
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # history is never lost: memories are deleted by status, users by erasure
-
-
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-    show_change_link = True
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return self.fields or ()
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class ApiKeyInline(ReadOnlyInline):

@@ -10,30 +10,17 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from memhq.admin_base import ReadOnlyInline
 from memhq.models import Episode, Thread, ThreadMessage
 
 
-class _ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return self.fields or ()
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-class ThreadMessageInline(_ReadOnlyInline):
+class ThreadMessageInline(ReadOnlyInline):
     model = ThreadMessage
     fields = ("seq", "role", "name", "content", "caller_id", "timestamp", "created_at", "tokens", "episode")
     ordering = ("seq",)
 
 
-class ThreadEpisodeInline(_ReadOnlyInline):
+class ThreadEpisodeInline(ReadOnlyInline):
     model = Episode
     fields = ("id", "status", "phase_done", "received_at", "completed_at")
     ordering = ("received_at",)
