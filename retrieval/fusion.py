@@ -21,17 +21,14 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from retrieval.items import Item
 
-K = TypeVar("K", bound=Hashable)
 _WORD = re.compile(r"[a-z0-9]+")
 
 #: RRF's k: larger flattens the difference between ranks. 60 is the published default.
-DEFAULT_K = 60
 NEIGHBOUR = "neighbour"
 
 
@@ -51,18 +48,6 @@ class Hit:
     signal: str
     key: str  # Item.key
     score: float | None
-
-
-def rrf(
-    ranked_lists: Mapping[str, Sequence[K]], k: int = DEFAULT_K, weights: Mapping[str, float] | None = None
-) -> dict[K, float]:
-    """Reciprocal Rank Fusion (Cormack et al. 2009): Σ over lists of weight / (k + rank)."""
-    scores: dict[K, float] = {}
-    for name, items in ranked_lists.items():
-        weight = 1.0 if weights is None else weights.get(name, 1.0)
-        for rank, item in enumerate(items, start=1):
-            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
-    return scores
 
 
 def normalise(scores: Sequence[float | None]) -> list[float]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.fusion import FusionSettings, Hit, dedupe, normalise, rrf, spread, vote
+from retrieval.fusion import FusionSettings, Hit, dedupe, normalise, spread, vote
 from retrieval.items import Item
 from retrieval.rerank import ordered
 
@@ -40,11 +40,6 @@ def test_normalise_is_min_max_and_tolerates_ties_and_gaps() -> None:
     assert normalise([0.7, 0.7]) == [1.0, 1.0]
     assert normalise([None, 2.0, 1.0]) == [1.0, 1.0, 0.0]
     assert normalise([]) == []
-
-
-def test_rrf_is_still_available_and_weighted() -> None:
-    scores = rrf({"a": ["x", "y"], "b": ["y"]}, k=1, weights={"b": 2.0})
-    assert scores["y"] == pytest.approx(1 / 3 + 2 / 2)
 
 
 def test_a_message_found_directly_and_through_its_memory_beats_one_found_once_and_the_memory_shows() -> None:
