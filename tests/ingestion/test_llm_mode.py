@@ -7,14 +7,13 @@ from typing import Any
 
 import pytest
 
-from ingestion import tasks
 from ingestion.prompts.extract import ExtractedCandidate, ExtractedMention, ExtractionAnswer
 from memhq.ai import provider
 from memhq.ai.llm import make_client
 from memhq.models import Episode, EpisodeMessage, EpisodePhase, Memory, Project, WebhookEvent
 from tests.fakes import fixtures
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.ingestion.helpers import make_episode
+from tests.ingestion.helpers import make_episode, run_tasks
 
 fake_openai = fixtures.fake_openai
 
@@ -54,18 +53,7 @@ def llm_mode(settings: Any, fake_openai: FakeOpenAIServer) -> Iterator[FakeOpenA
 
 
 def run_chain(episode: Episode) -> Episode:
-    for task in (
-        tasks.persist,
-        tasks.anchor_dates,
-        tasks.extract,
-        tasks.resolve_entities,
-        tasks.reconcile,
-        tasks.index,
-        tasks.notify,
-    ):
-        task.apply(args=[str(episode.pk)])
-    episode.refresh_from_db()
-    return episode
+    return run_tasks(episode)
 
 
 def porto(project: Project) -> Episode:

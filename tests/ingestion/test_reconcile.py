@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ingestion import tasks
 from ingestion.phases import MODULES
 from ingestion.phases.reconcile import CONFIDENCE_FLOOR
 from ingestion.pipeline import run_inline
 from ingestion.runner import run_phase
 from memhq.models import Batch, Candidate, Entity, EpisodePhase, Evidence, JournalEntry, Memory, Project
-from tests.ingestion.helpers import make_episode
+from tests.ingestion.helpers import make_episode, run_tasks
 
 
 def ingest(project: Project, content: str, timestamp: str, user_id: str = "u1", **message: Any) -> Any:
@@ -112,18 +111,7 @@ def test_running_every_task_twice_leaves_no_duplicates(project: Project) -> None
     episode = make_episode(
         project, [{"role": "user", "content": "My wife Sara loves hiking. I live in Oslo."}]
     )
-    for task in (
-        tasks.persist,
-        tasks.anchor_dates,
-        tasks.extract,
-        tasks.resolve_entities,
-        tasks.reconcile,
-        tasks.index,
-        tasks.notify,
-    ):
-        task.apply(args=[str(episode.pk)])
-        task.apply(args=[str(episode.pk)])
-    episode.refresh_from_db()
+    run_tasks(episode, times=2)
     assert episode.status == "completed"
     memories = list(Memory.objects.filter(project=project).values_list("text", flat=True))
     assert len(memories) == len(set(memories)) == Candidate.objects.filter(episode=episode).count()
