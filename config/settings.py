@@ -194,7 +194,12 @@ MEMHQ_STALL_TIMEOUT_S = env_int("MEMHQ_STALL_TIMEOUT_S", 300)
 MEMHQ_QUEUED_GRACE_S = env_int("MEMHQ_QUEUED_GRACE_S", 30)
 
 # Retrieval (DESIGN §5).
-# Fusion (retrieval/fusion.py): each signal's scores are min-max normalised over its hits and weighted.
+# Fusion (retrieval/fusion.py): each signal's vote for a hit is MEMHQ_FUSION_SCORE_SHARE × its min-max
+# normalised score + the rest × its Reciprocal Rank Fusion term (k = MEMHQ_RRF_K, scaled so rank 1 = 1).
+# 0 = plain weighted RRF. `memhq_eval --signals` also scores RRF (k = 60) and scores alone, side by side.
+MEMHQ_FUSION_SCORE_SHARE = env_float("MEMHQ_FUSION_SCORE_SHARE", 0.5)
+MEMHQ_RRF_K = env_int("MEMHQ_RRF_K", 10)
+# Signal weights, for either fusion.
 # Tuned on locomo-dev with `memhq_eval --signals` (and checked tuned-on-3/tested-on-2 conversations): raw
 # messages and memory vectors carry most of the evidence; the time anchor is sharp when the query names a
 # date; the entity anchor and summaries add context more than ranked evidence, so they vote less.
@@ -211,7 +216,7 @@ MEMHQ_SIGNAL_WEIGHTS = {
 # How much a memory's vote counts toward the message(s) it was distilled from (memories mostly restate one
 # message: counting them fully double-counts it).
 MEMHQ_MEMORY_SHARE = env_float("MEMHQ_MEMORY_SHARE", 0.5)
-# Extra vote (×(1+this)) for messages spoken by / memories about someone the query names.
+# Score ×(1+this) for messages spoken by / memories about someone the query names.
 MEMHQ_SPEAKER_BOOST = env_float("MEMHQ_SPEAKER_BOOST", 0.6)
 # Neighbour expansion: share of a top message's score given to the turn at each offset from it, for the
 # MEMHQ_NEIGHBOUR_SEEDS best messages (the next turn often answers, the speaker's own turns go on).

@@ -23,7 +23,7 @@ from memhq.models import Memory, MemoryStatus
 from memhq.services.transactions import savepoint_if_in_transaction
 from retrieval import query
 from retrieval.fusion import FusionSettings, Hit, dedupe, spread, vote
-from retrieval.items import Item
+from retrieval.items import Item, item_from_row
 from retrieval.render import fit
 from retrieval.rerank import ordered, rerank
 
@@ -93,6 +93,8 @@ def fusion_settings() -> FusionSettings:
         speaker_boost=settings.MEMHQ_SPEAKER_BOOST,
         neighbour_weights=settings.MEMHQ_NEIGHBOUR_WEIGHTS,
         neighbour_seeds=settings.MEMHQ_NEIGHBOUR_SEEDS,
+        score_share=settings.MEMHQ_FUSION_SCORE_SHARE,
+        rrf_k=settings.MEMHQ_RRF_K,
     )
 
 
@@ -104,9 +106,9 @@ def assemble(
     max_tokens: int,
     kinds: list[str] | None,
     query_text: str = "",
+    config: FusionSettings | None = None,
 ) -> RecallResult:
-    from retrieval.items import item_from_row
-
+    """Fuse the signals' rows (``config`` defaults to the settings' fusion) and fit the best items."""
     processed_through = rows[0]["processed_through"] if rows else None
     items: dict[str, Item] = {}
     hits: list[Hit] = []
@@ -123,10 +125,10 @@ def assemble(
         for key, item in items.items()
         if kinds is None or (item.type == "memory" and item.kind in kinds)
     }
-    config = fusion_settings()
-    vote(items, hits, query_text, config)
+    config = config or fusion_settings()
+    vote(items, hits, config)
     rerank(list(candidates.values()), as_of)
-    spread(candidates, config)
+    spread(candidates, query_text, config)
     best = dedupe(ordered(list(candidates.values())))
     kept, context, tokens = fit(best[:limit], max_tokens)
     return RecallResult(
@@ -140,7 +142,10 @@ def assemble(
 def _hit(row: dict[str, object], key: str) -> Hit:
     score = row.get("score")
     return Hit(
-        signal=str(row["signal"]), key=key, score=float(score) if isinstance(score, int | float) else None
+        signal=str(row["signal"]),
+        key=key,
+        score=float(score) if isinstance(score, int | float) else None,
+        rank=int(row["rank"]),  # type: ignore[call-overload]
     )
 
 

@@ -6,7 +6,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from retrieval.evaluation.dataset import EvalEpisode, EvalQuery, load_episodes, 
 from retrieval.evaluation.metrics import MESSAGE_KS, Scores
 from retrieval.items import Item, item_from_row
 from retrieval.query import signal_names
-from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, assemble, fetch
+from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, assemble, fetch, fusion_settings
 
 FUSION = "fusion"
 #: Enough items per signal for @20 metrics when a signal is scored alone.
@@ -73,6 +73,27 @@ def per_signal_items(rows: list[dict[str, Any]]) -> dict[str, list[Item]]:
     return ranked
 
 
+#: Other fusions scored beside the configured one with --signals: (name, score_share, rrf_k).
+FUSION_VARIANTS = (("fusion (rrf k=60)", 0.0, 60), ("fusion (scores only)", 1.0, 60))
+
+
+def other_fusions(rows: list[dict[str, Any]], query: EvalQuery) -> dict[str, list[Item]]:
+    """The same rows fused as plain RRF and as normalised scores alone, to compare with the configured."""
+    configured = fusion_settings()
+    return {
+        name: assemble(
+            rows,
+            as_of=query.question_time,
+            limit=DEFAULT_LIMIT,
+            max_tokens=DEFAULT_MAX_TOKENS,
+            kinds=None,
+            query_text=query.question,
+            config=replace(configured, score_share=share, rrf_k=k),
+        ).items
+        for name, share, k in FUSION_VARIANTS
+    }
+
+
 def ask(
     project: Project,
     queries: Iterable[EvalQuery],
@@ -104,6 +125,7 @@ def ask(
         outputs = {FUSION: result.items}
         if signals:
             outputs.update(per_signal_items(rows))
+            outputs.update(other_fusions(rows, query))
         for name, items in outputs.items():
             messages, sessions = provenance(items[:PER_SIGNAL_DEPTH], episode_ids)
             report.scores.setdefault(name, Scores()).add(

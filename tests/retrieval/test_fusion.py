@@ -1,7 +1,9 @@
-"""Fusion is pure: votes from normalised signal scores, the speaker nudge, votes added up per stored message,
-neighbours of the best messages, and dedupe on the messages an item stands for."""
+"""Fusion is pure: votes blending normalised signal scores and RRF ranks, votes added up per stored message,
+neighbours of the best messages, the speaker nudge, and dedupe on the messages an item stands for."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 
@@ -15,6 +17,7 @@ SETTINGS = FusionSettings(
     speaker_boost=0.5,
     neighbour_weights={1: 0.4, -1: 0.2},
     neighbour_seeds=2,
+    score_share=1.0,  # most tests below are about scores; the blend has its own tests
 )
 
 
@@ -30,8 +33,8 @@ def fused(
     items: list[Item], hits: list[Hit], query: str = "", settings: FusionSettings = SETTINGS
 ) -> list[Item]:
     by_key = {item.key: item for item in items}
-    vote(by_key, hits, query, settings)
-    spread(by_key, settings)
+    vote(by_key, hits, settings)
+    spread(by_key, query, settings)
     return dedupe(ordered(items))
 
 
@@ -64,7 +67,54 @@ def test_the_speaker_the_query_names_gets_the_boost() -> None:
     ana, bo = message("a", "e:1", speaker="Ana"), message("b", "e:7", speaker="Bo")
     hits = [Hit("message_keyword", "b", 1.0), Hit("message_keyword", "a", 1.0)]
     fused([ana, bo], hits, query="What did Ana say about the trip?")
-    assert ana.vote == pytest.approx(1.5 * bo.vote)
+    assert ana.vote == pytest.approx(bo.vote)
+    assert ana.score == pytest.approx(1.5 * bo.score)
+
+
+def test_the_named_speakers_reply_found_only_as_a_neighbour_outranks_the_other_speakers_turns() -> None:
+    setback = message("s", "e:4", speaker="Joanna")
+    reply = message("r", "e:5", speaker="Nate")
+    other = message("o", "e:9", speaker="Joanna")
+    hits = [
+        Hit("message_keyword", "s", 3.0, rank=1),
+        Hit("message_keyword", "o", 2.0, rank=2),
+        Hit("message_keyword", "x", 0.0, rank=3),
+        Hit("neighbour", "r", None),
+    ]
+    settings = replace(SETTINGS, neighbour_weights={1: 0.4}, speaker_boost=1.0)
+    result = fused(
+        [setback, reply, other, message("x", "z:1")], hits, "What did Nate say after the setback?", settings
+    )
+    assert reply.vote == 0.0
+    assert reply.score == pytest.approx(0.4 * setback.score * 2.0)  # 0.8: without the boost 0.4, below "o"
+    assert other.score == pytest.approx(2.0 / 3.0)
+    assert [item.key for item in result[:3]] == ["s", "r", "o"]
+
+
+def test_score_share_zero_is_weighted_rrf_and_ignores_how_far_ahead_a_score_is() -> None:
+    a, b, c = message("a", "e:1"), message("b", "e:2"), message("c", "e:3")
+    hits = [Hit("message_keyword", "a", 100.0, rank=1), Hit("message_keyword", "b", 1.0, rank=2)]
+    hits += [Hit("vector", "c", 0.9, rank=1), Hit("message_keyword", "c", 0.5, rank=3)]
+    rrf = replace(SETTINGS, score_share=0.0, rrf_k=60, neighbour_weights={})
+    fused([a, b, c], hits, settings=rrf)
+    assert a.vote == pytest.approx(1.0 * 61 / 61)
+    assert b.vote == pytest.approx(1.0 * 61 / 62)
+    assert c.vote == pytest.approx(0.5 * 61 / 61 + 1.0 * 61 / 63)
+    assert c.vote > a.vote > b.vote
+
+
+def test_the_blend_is_the_share_weighted_mean_of_normalised_score_and_rank() -> None:
+    a, b, c = message("a", "e:1"), message("b", "e:2"), message("c", "e:3")
+    hits = [
+        Hit("message_keyword", "a", 4.0, rank=1),
+        Hit("message_keyword", "b", 3.0, rank=2),
+        Hit("message_keyword", "c", 0.0, rank=3),
+    ]
+    blend = replace(SETTINGS, score_share=0.25, rrf_k=10, neighbour_weights={})
+    fused([a, b, c], hits, settings=blend)
+    assert a.vote == pytest.approx(1.0)
+    assert b.vote == pytest.approx(0.25 * 0.75 + 0.75 * 11 / 12)
+    assert c.vote == pytest.approx(0.75 * 11 / 13)
 
 
 def test_neighbours_of_the_best_messages_get_a_share_and_others_do_not() -> None:
