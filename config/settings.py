@@ -68,6 +68,10 @@ TEMPLATES = [
 # pgvector HNSW, set per connection: iterative scans keep returning rows until k rows pass the per-user
 # filter (so a filtered kNN never comes back short), and the candidate list size of each scan.
 MEMHQ_HNSW_EF_SEARCH = env_int("MEMHQ_HNSW_EF_SEARCH", 64)
+# recall's one SQL statement is prepared once per database connection (saves ~3 ms of planning per call).
+# Turn off behind a connection pooler that does not support prepared statements (PgBouncer < 1.21).
+MEMHQ_RECALL_PREPARED = env_bool("MEMHQ_RECALL_PREPARED", True)
+PREPARE_ONLY_WHEN_ASKED = 2**31 - 1
 _db = parse_database_url(env_str("DATABASE_URL", "postgresql://postgres@localhost:5432/memhq"))
 DATABASES = {
     "default": {
@@ -80,6 +84,8 @@ DATABASES = {
         "OPTIONS": {
             **_db.options,
             "options": f"-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search={MEMHQ_HNSW_EF_SEARCH}",
+            # psycopg prepares only what is executed with prepare=True (recall's statement): never by count.
+            "prepare_threshold": PREPARE_ONLY_WHEN_ASKED if MEMHQ_RECALL_PREPARED else None,
         },
         "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 300),
         "CONN_HEALTH_CHECKS": True,

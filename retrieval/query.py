@@ -1,8 +1,9 @@
 """Compose the signals into ONE SQL statement: one round trip returns every signal's ranked hits with the
 details of each hit (memory, message, summary or unprocessed message) and the user's processed_through.
 
-Shape: ``WITH q (the query), terms/term_sets (BM25 statistics), base_hits (every signal), hits
-(base_hits + the neighbours of the best base hits)`` then the details of each hit."""
+Shape: ``WITH q (the query), sizes (exact or HNSW kNN, per table), terms/term_sets (BM25 statistics),
+base_hits (every signal), hits (base_hits + the neighbours of the best base hits)`` then the details of each
+hit."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+import psycopg
+from django.conf import settings
 from django.db import connection
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
 from memhq.services.entities import normalize_name
 from retrieval.signals import (
@@ -24,6 +28,7 @@ from retrieval.signals import (
     keyword,
     messages,
     neighbours,
+    sizes_cte,
     summaries,
     time,
     vector,
@@ -126,7 +131,7 @@ def statement() -> tuple[str, list[Any]]:
     base = " UNION ALL ".join(f"({signal.sql})" for signal in signals)
     expansion = neighbours.build()
     sql = (
-        f"WITH {QUERY_CTE}, {terms_cte(USER_MESSAGE, LIVE_MEMORY)}, "
+        f"WITH {QUERY_CTE}, {sizes_cte()}, {terms_cte(USER_MESSAGE, LIVE_MEMORY)}, "
         f"base_hits AS MATERIALIZED ({base}), "
         f"hits AS (SELECT * FROM base_hits UNION ALL ({expansion.sql})) {DETAILS}"
     )
@@ -152,7 +157,37 @@ def run(context: QueryContext) -> list[dict[str, Any]]:
         ends,
         *signal_params,
     ]
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, params)
         columns = [column.name for column in cursor.description]
         return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+class _PreparedCursor(psycopg.Cursor[tuple[Any, ...]]):
+    """Binds parameters on the server and prepares the statement (when settings.MEMHQ_RECALL_PREPARED): the
+    planner's ~3-5 ms for recall's statement are spent once per connection; the parameters only feed the
+    materialised ``q`` CTE, so the generic plan Postgres then keeps is as good as a custom one. (Django's own
+    cursors bind on the client, which rules prepared statements out.)"""
+
+    def execute(
+        self, query: Any, params: Any = None, *, prepare: bool | None = None, binary: bool | None = None
+    ) -> Any:
+        return super().execute(query, params, prepare=settings.MEMHQ_RECALL_PREPARED, binary=binary)
+
+
+class _LoggedCursor(CursorDebugWrapper):
+    """When queries are logged (DEBUG, tests): Django reads a query back from a client-binding cursor, which
+    a prepared one is not; log the SQL as written instead."""
+
+    def execute(self, sql: Any, params: Any = None) -> Any:
+        with self.debug_sql(sql, params):
+            return CursorWrapper.execute(self, sql, params)
+
+
+def prepared_cursor() -> CursorWrapper:
+    """A :class:`_PreparedCursor` on Django's connection, wrapped as Django wraps its own (query logging,
+    ``execute_wrappers``)."""
+    connection.ensure_connection()
+    raw = _PreparedCursor(connection.connection)
+    wrapper = _LoggedCursor if connection.queries_logged else CursorWrapper
+    return wrapper(raw, connection)

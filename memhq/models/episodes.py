@@ -113,7 +113,8 @@ class EpisodeMessage(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["episode", "index"], name="episode_message_index")]
         indexes = [
-            models.Index(fields=["project", "user_id"], name="message_user"),
+            # A user's messages, and their messages in a time window (recall's time signal).
+            models.Index(fields=["project", "user_id", "document_date"], name="message_user_date"),
             HnswIndex(
                 name="message_embedding_hnsw",
                 fields=["embedding"],
@@ -121,7 +122,8 @@ class EpisodeMessage(models.Model):
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
             ),
-            GinIndex(fields=["search_vector"], name="message_fts"),
+            # Per-user full text (btree_gin, migration 0007): the GIN scan skips to this user's postings.
+            GinIndex(fields=["project", "user_id", "search_vector"], name="message_user_fts"),
         ]
 
     def __str__(self) -> str:

@@ -84,7 +84,8 @@ class Memory(models.Model):
             models.Index(fields=["project", "user_id", "status"], name="memory_user_status"),
             models.Index(fields=["project", "user_id", "predicate"], name="memory_user_predicate"),
             GinIndex(fields=["entity_ids"], name="memory_entities"),
-            GinIndex(fields=["search_vector"], name="memory_fts"),
+            # Per-user full text (btree_gin, migration 0007): the GIN scan skips to this user's postings.
+            GinIndex(fields=["project", "user_id", "search_vector"], name="memory_user_fts"),
             HnswIndex(
                 name="memory_embedding_hnsw",
                 fields=["embedding"],

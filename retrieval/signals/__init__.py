@@ -7,6 +7,8 @@ puts first:
     terms(lexeme text, tsq tsquery, msg_idf float8, mem_idf float8, ...),
     term_sets(msg_tsq tsquery, mem_tsq tsquery)                                (see retrieval.signals.terms)
 
+    sizes(memories_exact bool, messages_exact bool, entities_exact bool)   (see :func:`sizes_cte`)
+
 A hit is a memory (``memory_id``), an episode message (``message_id``), an episode summary
 (``episode_id``), or a message of an episode not persisted yet (``raw_*`` columns). ``score`` is the signal's
 own relevance (higher is better; fusion normalises it per signal).
@@ -32,6 +34,11 @@ HIT_COLUMNS = {
 
 #: Every signal returns at most this many hits (DESIGN §5).
 SIGNAL_LIMIT = 30
+#: A user with at most this many rows in a table is searched exactly (their rows through the per-user index,
+#: distances computed and sorted: ~1 ms per 2,000 rows); above it, through the table's HNSW index. An HNSW
+#: scan filtered to a small user among many others walks the graph through other users' rows: slow, and
+#: once pgvector's ``hnsw.max_scan_tuples`` is reached it returns what it found, possibly nothing.
+EXACT_KNN_MAX_ROWS = 5000
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,40 @@ def hits_select(signal: str, inner: str, **columns: str) -> str:
         f"SELECT '{signal}'::text AS signal, (row_number() OVER ())::int AS rank, {projection} "
         f"FROM ({inner}) AS {signal}_hits"
     )
+
+
+def sizes_cte() -> str:
+    """``sizes``: per table, whether the user's rows are few enough for an exact search (each count stops at
+    ``EXACT_KNN_MAX_ROWS + 1`` index entries)."""
+
+    def few(table: str) -> str:
+        return f"""(SELECT count(*) FROM (
+            SELECT 1 FROM {table}
+            WHERE project_id = (SELECT project_id FROM q) AND user_id = (SELECT user_id FROM q)
+            LIMIT {EXACT_KNN_MAX_ROWS + 1}) AS counted) <= {EXACT_KNN_MAX_ROWS}"""
+
+    return f"""sizes AS MATERIALIZED (
+        SELECT {few("memhq_memory")} AS memories_exact, {few("memhq_episodemessage")} AS messages_exact,
+               {few("memhq_entity")} AS entities_exact)"""
+
+
+def nearest(*, table: str, alias: str, where: str, exact: str, limit: int) -> str:
+    """The ``limit`` rows of ``table`` (``alias``) passing ``where`` nearest to the query vector, as
+    ``(id, distance)`` (not ordered). ``exact`` names the ``sizes`` column that picks the way: the exact
+    branch computes every distance (``OFFSET 0`` keeps the planner from answering its ORDER BY with the
+    HNSW index), the other walks the HNSW index with iterative scans. The branch not taken is skipped by a
+    one-time filter, so it costs nothing."""
+    distance = f"{alias}.embedding <=> (SELECT v FROM q)"
+    return f"""
+        (SELECT id, distance FROM (
+            SELECT {alias}.id, {distance} AS distance FROM {table}
+            WHERE {where} AND {alias}.embedding IS NOT NULL OFFSET 0) AS scanned
+         WHERE (SELECT {exact} FROM sizes)
+         ORDER BY distance LIMIT {limit})
+        UNION ALL
+        (SELECT {alias}.id, {distance} AS distance FROM {table}
+         WHERE NOT (SELECT {exact} FROM sizes) AND {where} AND {alias}.embedding IS NOT NULL
+         ORDER BY {distance} LIMIT {limit})"""
 
 
 LIVE_MEMORY = """

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from retrieval.signals import LIVE_MEMORY, SIGNAL_LIMIT, SignalSQL, hits_select
+from retrieval.signals import LIVE_MEMORY, SIGNAL_LIMIT, SignalSQL, hits_select, nearest
 
 NAME = "entity"
 #: pg_trgm word_similarity(entity name, query) above which the query is taken to name the entity.
@@ -51,10 +51,12 @@ def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
                 OR e.normalized_aliases::text[] && (SELECT qwords FROM q))
             UNION ALL
             SELECT id, {NEAREST_STRENGTH}::float8 FROM (
-                SELECT e.id, e.embedding <=> (SELECT v FROM q) AS distance FROM memhq_entity e
-                WHERE {scope} AND e.embedding IS NOT NULL
-                ORDER BY e.embedding <=> (SELECT v FROM q) LIMIT {NEAREST_ENTITIES}
-            ) AS nearest WHERE distance <= {1 - NEAREST_MIN_COSINE}
+                {
+        nearest(
+            table="memhq_entity e", alias="e", where=scope, exact="entities_exact", limit=NEAREST_ENTITIES
+        )
+    }
+            ) AS closest WHERE distance <= {1 - NEAREST_MIN_COSINE}
             UNION ALL
             SELECT id, {TYPED_STRENGTH}::float8 FROM (
                 SELECT e.id FROM memhq_entity e

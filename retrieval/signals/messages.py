@@ -3,7 +3,7 @@ episodes not persisted yet (read-your-writes: what the user said a second ago is
 
 from __future__ import annotations
 
-from retrieval.signals import SIGNAL_LIMIT, USER_MESSAGE, SignalSQL, hits_select
+from retrieval.signals import SIGNAL_LIMIT, USER_MESSAGE, SignalSQL, hits_select, nearest
 from retrieval.signals.terms import bm25_select
 
 VECTOR = "message_vector"
@@ -14,14 +14,11 @@ RECENT_EPISODES = 20
 
 
 def build_vector(limit: int = SIGNAL_LIMIT) -> SignalSQL:
+    found = nearest(
+        table="memhq_episodemessage msg", alias="msg", where=USER_MESSAGE, exact="messages_exact", limit=limit
+    )
     inner = f"""
-        SELECT id, 1 - distance AS score FROM (
-            SELECT msg.id, msg.embedding <=> (SELECT v FROM q) AS distance
-            FROM memhq_episodemessage msg
-            WHERE {USER_MESSAGE} AND msg.embedding IS NOT NULL
-            ORDER BY msg.embedding <=> (SELECT v FROM q)
-            LIMIT {limit}
-        ) AS nearest ORDER BY distance
+        SELECT id, 1 - distance AS score FROM ({found}) AS found ORDER BY distance, id
     """
     return SignalSQL(VECTOR, hits_select(VECTOR, inner, message_id="id", score="score"))
 

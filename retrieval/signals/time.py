@@ -1,5 +1,5 @@
 """Time anchor: when the query names a time ("on 7 July 2023", "last weekend", "in March"), the messages
-written in that window, closest to the query first (among the ``TIME_POOL`` closest).
+written in that window, closest to the query first.
 
 The windows are resolved in Python with the ingestion grammar (``ingestion.temporal``) against ``as_of``
 and passed as ``q.time_starts`` / ``q.time_ends``; each is widened by ``WINDOW_SLACK_DAYS`` on both sides
@@ -19,9 +19,8 @@ NAME = "time"
 WINDOW_SLACK_DAYS: Final = 1
 #: At most this many windows are used (the first ones named in the query).
 MAX_WINDOWS: Final = 4
-#: The window filter runs over this many of the user's messages closest to the query (HNSW), not over all
-#: of them: there is no index on document dates, and an HNSW scan filtered by a window with nothing in it
-#: walks the whole index (126 ms at 100k messages).
+#: At most this many of the user's messages in the windows (read through the (user, document date) index,
+#: oldest first) are compared with the query.
 TIME_POOL: Final = 1000
 
 
@@ -35,17 +34,17 @@ def windows(text: str, as_of: datetime) -> tuple[list[datetime], list[datetime]]
 def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
     inner = f"""
         SELECT id, 1 - distance AS score FROM (
-            SELECT msg.id, msg.document_date, msg.embedding <=> (SELECT v FROM q) AS distance
-            FROM memhq_episodemessage msg
-            WHERE cardinality((SELECT time_starts FROM q)) > 0
-              AND {USER_MESSAGE} AND msg.embedding IS NOT NULL
-            ORDER BY msg.embedding <=> (SELECT v FROM q)
-            LIMIT {TIME_POOL}
-        ) AS nearest
-        WHERE EXISTS (
-            SELECT 1
+            SELECT msg.id, msg.embedding <=> (SELECT v FROM q) AS distance
             FROM unnest((SELECT time_starts FROM q), (SELECT time_ends FROM q)) AS w(starts, ends)
-            WHERE nearest.document_date >= w.starts AND nearest.document_date < w.ends)
+            CROSS JOIN LATERAL (
+                SELECT msg.id, msg.embedding FROM memhq_episodemessage msg
+                WHERE {USER_MESSAGE} AND msg.document_date >= w.starts AND msg.document_date < w.ends
+                  AND msg.embedding IS NOT NULL
+                ORDER BY msg.document_date
+                LIMIT {TIME_POOL}
+            ) AS msg
+        ) AS in_window
+        GROUP BY id, distance
         ORDER BY distance, id
         LIMIT {limit}
     """
