@@ -32,6 +32,10 @@ def item_line(item: Item) -> str:
 
 def fit(items: list[Item], max_tokens: int) -> tuple[list[Item], str, int]:
     """Keep items in order while the rendered context fits ``max_tokens``; return (kept, text, tokens)."""
+    text = render(items)
+    tokens = count_tokens(text)
+    if tokens <= max_tokens:  # the usual case: everything fits, one count
+        return list(items), text, tokens if items else 0
     kept: list[Item] = []
     fixed = count_tokens_batch([HEADER, EXCERPTS, SUMMARIES])
     budget = max_tokens - sum(fixed)

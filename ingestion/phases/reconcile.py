@@ -8,17 +8,18 @@ order still end right: a candidate older than the active value it conflicts with
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 from django.db.models import QuerySet
-from pgvector.django import CosineDistance
 
 from ingestion.extractors.predicates import is_single_valued
 from ingestion.runner import PhaseOutcome
 from memhq.ai.provider import get_embedder
 from memhq.models import Candidate, Episode, EpisodeMessage, Memory, MemoryOrigin, MemoryStatus
+from memhq.selectors.nearest import cosine_distance, few_rows
 from memhq.services.journal import Journal, batch_open
 from memhq.services.locks import LockNamespace, lock_user
 from memhq.services.memories import evidence_add, memory_create, memory_reinforce, memory_supersede
@@ -64,6 +65,13 @@ class Reconciler:
             )
         }
 
+    @functools.cached_property
+    def few_memories(self) -> bool:
+        """Once per episode: are the user's memories compared exactly (``memhq.selectors.nearest``)?"""
+        return few_rows(
+            Memory.objects.filter(project_id=self.episode.project_id, user_id=self.episode.user_id)
+        )
+
     def valid_from(self, candidate: Candidate) -> datetime:
         if candidate.valid_from is not None:
             return candidate.valid_from
@@ -101,7 +109,7 @@ class Reconciler:
         nearest = (
             _active(self.episode)
             .exclude(embedding__isnull=True)
-            .annotate(distance=CosineDistance("embedding", vector))
+            .annotate(distance=cosine_distance(vector, exact=self.few_memories))
             .order_by("distance")
             .first()
         )

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q
-from pgvector.django import CosineDistance
 
 from memhq.models import Entity, JournalEntry, Memory
+from memhq.selectors.nearest import cosine_distance, few_rows
 from memhq.services.entities import ENTITY_MATCH_COSINE, MAX_ALIASES
 from memhq.services.journal import Journal, snapshot
 
@@ -55,9 +55,10 @@ def duplicates_of(entity: Entity) -> list[Entity]:
         )[:MAX_GROUP]
     }
     if entity.embedding is not None:
+        exact = few_rows(Entity.objects.filter(project_id=entity.project_id, user_id=entity.user_id))
         near = (
             scope.exclude(embedding__isnull=True)
-            .annotate(distance=CosineDistance("embedding", entity.embedding))
+            .annotate(distance=cosine_distance(entity.embedding, exact=exact))
             .filter(distance__lte=1.0 - ENTITY_MATCH_COSINE)
             .order_by("distance", "normalized_name")[:MAX_GROUP]
         )

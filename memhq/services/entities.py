@@ -17,9 +17,9 @@ import uuid
 import numpy as np
 from django.contrib.postgres.search import TrigramSimilarity
 from django.db.models import Q
-from pgvector.django import CosineDistance
 
 from memhq.models import Entity
+from memhq.selectors.nearest import cosine_distance, few_rows
 
 ENTITY_MATCH_COSINE = 0.88
 ENTITY_MATCH_TRIGRAM = 0.6
@@ -58,9 +58,10 @@ def find_similar(
 ) -> Entity | None:
     scope = Entity.objects.filter(_live(project_id, user_id), type=type_).defer("embedding")
     if embedding is not None:
+        exact = few_rows(Entity.objects.filter(project_id=project_id, user_id=user_id))
         nearest = (
             scope.exclude(embedding__isnull=True)
-            .annotate(distance=CosineDistance("embedding", embedding))
+            .annotate(distance=cosine_distance(embedding, exact=exact))
             .order_by("distance")
             .first()
         )

@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from memhq.selectors import nearest as selectors_nearest
+
 #: The hit shape every signal yields (after ``signal`` and ``rank``), with each column's SQL type.
 HIT_COLUMNS = {
     "memory_id": "uuid",
@@ -34,11 +36,9 @@ HIT_COLUMNS = {
 
 #: Every signal returns at most this many hits (DESIGN §5).
 SIGNAL_LIMIT = 30
-#: A user with at most this many rows in a table is searched exactly (their rows through the per-user index,
-#: distances computed and sorted: ~1 ms per 2,000 rows); above it, through the table's HNSW index. An HNSW
-#: scan filtered to a small user among many others walks the graph through other users' rows: slow, and
-#: once pgvector's ``hnsw.max_scan_tuples`` is reached it returns what it found, possibly nothing.
-EXACT_KNN_MAX_ROWS = 5000
+#: A user with at most this many rows in a table is searched exactly, above it through the table's HNSW
+#: index (why: ``memhq.selectors.nearest``).
+EXACT_KNN_MAX_ROWS = selectors_nearest.EXACT_KNN_MAX_ROWS
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,35 @@
+"""Nearest rows of ONE user by embedding, exact for a user with few rows.
+
+The HNSW indexes span every user of a table. A kNN filtered to a small user among many walks the graph
+through other users' rows: slow, and once pgvector's ``hnsw.max_scan_tuples`` is reached it returns what it
+found, possibly nothing, so "is there already a memory like this?" would wrongly answer no. A user with at
+most ``EXACT_KNN_MAX_ROWS`` rows is compared with every one of their rows instead (read through the
+per-user btree index, ~1 ms per 2,000 rows); above that, the HNSW index with iterative scans. Recall's SQL
+makes the same choice (``retrieval.signals.nearest``).
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import numpy as np
+from django.db.models import FloatField, Model, QuerySet, Value
+from django.db.models.expressions import Combinable, CombinedExpression
+from pgvector.django import CosineDistance
+
+EXACT_KNN_MAX_ROWS = 5000
+
+M = TypeVar("M", bound=Model)
+
+
+def few_rows(user_rows: QuerySet[M]) -> bool:
+    """Does ``user_rows`` (one user's rows of a table) hold at most EXACT_KNN_MAX_ROWS? Counts at most one
+    more than that."""
+    return user_rows.order_by().values("pk")[: EXACT_KNN_MAX_ROWS + 1].count() <= EXACT_KNN_MAX_ROWS
+
+
+def cosine_distance(vector: np.ndarray, *, exact: bool) -> Combinable:
+    """The cosine distance of ``embedding`` to ``vector``, to annotate and order by. ``exact`` (see
+    :func:`few_rows`): an expression the HNSW index cannot serve, so every row in the filter is compared."""
+    distance = CosineDistance("embedding", vector)
+    return CombinedExpression(distance, "+", Value(0.0), output_field=FloatField()) if exact else distance
