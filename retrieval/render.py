@@ -35,7 +35,7 @@ def fit(items: list[Item], max_tokens: int) -> tuple[list[Item], str, int]:
     text = render(items)
     tokens = count_tokens(text)
     if tokens <= max_tokens:  # the usual case: everything fits, one count
-        return list(items), text, tokens if items else 0
+        return list(items), text, tokens
     kept: list[Item] = []
     fixed = count_tokens_batch([HEADER, EXCERPTS, SUMMARIES])
     budget = max_tokens - sum(fixed)
