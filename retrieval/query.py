@@ -139,10 +139,10 @@ def statement() -> tuple[str, list[Any]]:
     return sql, params
 
 
-def run(context: QueryContext) -> list[dict[str, Any]]:
-    sql, signal_params = statement()
+def parameters(context: QueryContext) -> list[Any]:
+    """The values of the ``q`` CTE's placeholders, in order."""
     starts, ends = time.windows(context.text, context.as_of)
-    params: list[Any] = [
+    return [
         "[" + ",".join(f"{value:.6f}" for value in context.vector) + "]",
         tsquery_text(context.text),
         context.project_id,
@@ -155,8 +155,12 @@ def run(context: QueryContext) -> list[dict[str, Any]]:
         hinted_types(context.text),
         starts,
         ends,
-        *signal_params,
     ]
+
+
+def run(context: QueryContext) -> list[dict[str, Any]]:
+    sql, signal_params = statement()
+    params = [*parameters(context), *signal_params]
     with prepared_cursor() as cursor:
         cursor.execute(sql, params)
         columns = [column.name for column in cursor.description]

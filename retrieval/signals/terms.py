@@ -14,8 +14,10 @@ whole-table, and only as fresh as the last ANALYZE: a fresh locomo-dev run score
 0.79 because the statistics predated most of the data).
 
 Bounded cost: candidates are the documents matching a *selective* term (in at most
-``SELECTIVE_MAX_SHARE`` of the sample), or the rarest term when none is; common terms still add to the
-score of those candidates. At most ``CANDIDATE_CAP`` candidates are scored.
+``SELECTIVE_MAX_SHARE`` of the sample); when none is, and the user has more documents than the sample,
+the documents with all the terms (if the sample holds one: "what does Ana like" in a big corpus where both
+words are common; measured 12.7 → 8.5 ms at 100k synthetic memories); else those with the rarest term.
+Common terms still add to the score of the candidates. At most ``CANDIDATE_CAP`` candidates are scored.
 """
 
 from __future__ import annotations
@@ -61,17 +63,25 @@ def terms_cte(user_message: str, live_memory: str) -> str:
                    (SELECT count(*) FILTER (WHERE sv @@ t.tsq) FROM mem_sample)::float8 AS mem_df,
                    (SELECT count(*) FROM mem_sample)::float8 AS mem_n
         ) AS c
+    ), all_terms AS MATERIALIZED (
+        SELECT string_agg(quote_literal(lexeme), ' & ')::tsquery AS tsq FROM terms
     ), term_sets AS MATERIALIZED (
         SELECT {_selecting("msg")} AS msg_tsq, {_selecting("mem")} AS mem_tsq FROM terms
     )"""
 
 
 def _selecting(corpus: str) -> str:
-    """The OR of the selective terms, else the rarest term alone."""
+    """The OR of the selective terms; else, when the user has more documents than the sample holds, all
+    the terms together (when the sample has a document with all of them): the rarest term alone could
+    select most of a large corpus; else the rarest term alone."""
     quoted = "quote_literal(lexeme)"
+    sample = f"{corpus}_sample"
     return f"""coalesce(
-            string_agg({quoted}, ' | ') FILTER (WHERE {corpus}_selective),
-            (array_agg({quoted} ORDER BY {corpus}_df, lexeme))[1])::tsquery"""
+            string_agg({quoted}, ' | ') FILTER (WHERE {corpus}_selective)::tsquery,
+            CASE WHEN (SELECT count(*) FROM {sample}) >= {SAMPLE_SIZE}
+                      AND EXISTS (SELECT 1 FROM {sample}, all_terms WHERE sv @@ all_terms.tsq)
+                 THEN (SELECT tsq FROM all_terms) END,
+            (array_agg({quoted} ORDER BY {corpus}_df, lexeme))[1]::tsquery)"""
 
 
 def bm25_select(*, table: str, alias: str, where: str, corpus: str) -> str:

@@ -62,6 +62,25 @@ def test_a_dry_run_returns_the_exact_diff_and_writes_nothing(project: Project, a
     assert not Batch.objects.filter(kind=BatchKind.REVERT).exists()
 
 
+def test_the_revert_leaves_every_row_as_its_dry_run_said_it_would(project: Project, api: APIClient) -> None:
+    _, lisbon = moved(project)
+    batch = Batch.objects.get(episode=lisbon.episode_id)
+    planned = revert(api, batch, dry_run="true")["changes"]
+    revert(api, batch)
+    checked = 0
+    for change in planned:
+        if change["table"] != "memhq_memory":
+            continue
+        row = snapshot(Memory.objects.get(pk=change["row_id"]))
+        for field, values in change["fields"].items():
+            if field == "expired_at" and values["restored"] is not None:  # stamped when the revert runs
+                assert row[field] is not None and row[field] >= values["restored"]
+            else:
+                assert row[field] == values["restored"], (change["action"], field)
+            checked += 1
+    assert checked >= 5  # the undone insert's status and the rolled-back update's four fields
+
+
 def test_a_revert_applies_atomically_as_a_new_batch_that_can_itself_be_reverted(
     project: Project, api: APIClient
 ) -> None:

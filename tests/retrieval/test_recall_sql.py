@@ -12,7 +12,8 @@ from django.utils import timezone
 from memhq.ai import provider
 from memhq.models import Project
 from retrieval import query
-from retrieval.signals import SIGNAL_LIMIT
+from retrieval.signals import LIVE_MEMORY, SIGNAL_LIMIT, USER_MESSAGE
+from retrieval.signals.terms import terms_cte
 from tests.retrieval.factories import make_memories
 
 QUESTION = "hiking in the Alps"
@@ -77,3 +78,30 @@ def test_without_prepared_statements_recall_prepares_nothing(project: Project) -
         rows = [run(project) for _ in range(3)]
     assert all(any(row["signal"] == "vector" for row in result) for result in rows)
     assert plans_run() == before
+
+
+def selecting_query(project: Project, text: str) -> str:
+    """The tsquery the memory keyword signal selects its candidates with, for ``text``."""
+    sql = (
+        f"WITH {query.QUERY_CTE}, {terms_cte(USER_MESSAGE, LIVE_MEMORY)} SELECT mem_tsq::text FROM term_sets"
+    )
+    vector = provider.get_embedder().embed([text])[0]
+    context = query.QueryContext(project.pk, "alice", text, vector, as_of=timezone.now(), history=False)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, query.parameters(context))
+        return str(cursor.fetchone()[0])
+
+
+def test_keyword_candidates_come_from_the_rare_terms_else_all_terms_else_the_rarest(project: Project) -> None:
+    # 600 memories in a repeating pattern: "ana" and "like" are each in 2/3 of any sample, "jazz" in 1/3.
+    pattern = ["Ana swims lap", "Ana likes jazz", "Tom likes tea"]
+    make_memories(project, "alice", [f"{pattern[i % 3]} {i}" for i in range(600)])
+    # No rare term, a corpus larger than the sample: the rarer word alone would select ~400 documents.
+    assert selecting_query(project, "What does Ana like?") == "'ana' & 'like'"
+    make_memories(project, "alice", ["Ana plays the oboe"])
+    assert selecting_query(project, "Does Ana play the oboe?") == "'obo' | 'play'"  # rare: they select
+
+
+def test_a_small_corpus_without_rare_terms_selects_by_the_rarest_term(project: Project) -> None:
+    make_memories(project, "alice", ["Ana swims", "Ana likes jazz", "Tom likes tea", "Ana likes tea"])
+    assert selecting_query(project, "What does Ana like?") == "'ana'"  # all 4 documents are candidates

@@ -167,12 +167,25 @@ def test_a_public_name_that_resolves_to_a_private_address_is_refused_at_send_tim
 
 
 def test_the_sender_connects_to_the_checked_address_and_keeps_the_host_header(
-    public_name_resolves_to_loopback: None, project: Project, receiver: Receiver
+    monkeypatch: pytest.MonkeyPatch, project: Project, receiver: Receiver
 ) -> None:
     endpoint, _ = make_endpoint(project, f"http://{PUBLIC_NAME}:{receiver.port}/hook")
+    real = socket.getaddrinfo
+    answers: list[str] = []
+
+    def rebinding(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        """The first answer is the receiver; any later lookup gets an address where nothing listens, so a
+        sender that resolved the name again after checking it would miss the receiver."""
+        if host != PUBLIC_NAME:
+            return real(host, port, *args, **kwargs)
+        answers.append("127.0.0.1" if not answers else "127.0.0.2")
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (answers[-1], port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
     event_emit(project_id=project.pk, user_id="u1", type="memories.changed", payload={})
     delivery = WebhookDelivery.objects.get(endpoint=endpoint)
     assert deliver(str(delivery.pk)) == DeliveryStatus.DELIVERED
+    assert answers == ["127.0.0.1"]  # resolved once, for the check; the connection used that answer
     assert receiver.requests[0].headers["host"] == f"{PUBLIC_NAME}:{receiver.port}"
     assert receiver.requests[0].path == "/hook"
 
