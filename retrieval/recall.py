@@ -22,6 +22,7 @@ from memhq.ai.provider import get_embedder
 from memhq.models import Memory, MemoryStatus
 from memhq.services.transactions import savepoint_if_in_transaction
 from retrieval import query
+from retrieval.dense_query import people_named, without_people
 from retrieval.fusion import FusionSettings, Hit, dedupe, spread, vote
 from retrieval.items import Item, item_from_row
 from retrieval.render import fit
@@ -79,10 +80,12 @@ def recall(
 def fetch(
     *, project_id: uuid.UUID, user_id: str, query_text: str, as_of: datetime, history: bool
 ) -> list[dict[str, object]]:
-    """Embed the query once and run every signal in one SQL round trip."""
-    vector = get_embedder().embed([query_text])[0]
-    context = query.QueryContext(project_id, user_id, query_text, vector, as_of, history)
+    """Embed the query once (without the people it names: see dense_query) and run every signal in one SQL
+    round trip."""
     with savepoint_if_in_transaction():
+        people = people_named(project_id, user_id, query.name_ngrams(query_text))
+        vector = get_embedder().embed([without_people(query_text, people)])[0]
+        context = query.QueryContext(project_id, user_id, query_text, vector, as_of, history)
         return query.run(context)
 
 
