@@ -206,7 +206,7 @@ MEMHQ_QUEUED_GRACE_S = env_int("MEMHQ_QUEUED_GRACE_S", 30)
 # normalised score + the rest × its Reciprocal Rank Fusion term (k = MEMHQ_RRF_K, scaled so rank 1 = 1).
 # 0 = plain weighted RRF. `memhq_eval --signals` also scores RRF (k = 60) and scores alone, side by side.
 MEMHQ_FUSION_SCORE_SHARE = env_float("MEMHQ_FUSION_SCORE_SHARE", 0.5)
-MEMHQ_RRF_K = env_int("MEMHQ_RRF_K", 10)
+MEMHQ_RRF_K = env_int("MEMHQ_RRF_K", 20)
 # Signal weights, for either fusion.
 # Tuned on locomo-dev with `memhq_eval --signals` (and checked tuned-on-3/tested-on-2 conversations): raw
 # messages and memory vectors carry most of the evidence; the time anchor is sharp when the query names a
