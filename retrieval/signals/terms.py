@@ -14,10 +14,14 @@ whole-table, and only as fresh as the last ANALYZE: a fresh locomo-dev run score
 0.79 because the statistics predated most of the data).
 
 Bounded cost: candidates are the documents matching a *selective* term (in at most
-``SELECTIVE_MAX_SHARE`` of the sample); when none is, and the user has more documents than the sample,
-the documents with all the terms (if the sample holds one: "what does Ana like" in a big corpus where both
-words are common; measured 12.7 → 8.5 ms at 100k synthetic memories); else those with the rarest term.
-Common terms still add to the score of the candidates. At most ``CANDIDATE_CAP`` candidates are scored.
+``SELECTIVE_MAX_SHARE`` of the sample). When no term is selective and the user has more documents than the
+sample, there are no candidates: every term is common, so full text cannot tell the documents apart ("what
+does Ana like" where both words are everywhere) and the vector signals answer. This used to select the
+documents having all the terms, the first ``CANDIDATE_CAP`` in storage order: at 100k synthetic memories
+the GIN scan alone took 4-8 ms (intersecting the user's posting tree with two common words' ones) for a
+near-arbitrary candidate set, and on locomo-dev dropping it moved frac@10 by -0.0003 and multi-hop
+all@10 not at all. A corpus no bigger than the sample selects with its rarest term (all of it is cheap to
+score). Common terms still add to the score of the candidates. At most ``CANDIDATE_CAP`` are scored.
 """
 
 from __future__ import annotations
@@ -63,25 +67,21 @@ def terms_cte(user_message: str, live_memory: str) -> str:
                    (SELECT count(*) FILTER (WHERE sv @@ t.tsq) FROM mem_sample)::float8 AS mem_df,
                    (SELECT count(*) FROM mem_sample)::float8 AS mem_n
         ) AS c
-    ), all_terms AS MATERIALIZED (
-        SELECT string_agg(quote_literal(lexeme), ' & ')::tsquery AS tsq FROM terms
     ), term_sets AS MATERIALIZED (
         SELECT {_selecting("msg")} AS msg_tsq, {_selecting("mem")} AS mem_tsq FROM terms
     )"""
 
 
 def _selecting(corpus: str) -> str:
-    """The OR of the selective terms; else, when the user has more documents than the sample holds, all
-    the terms together (when the sample has a document with all of them): the rarest term alone could
-    select most of a large corpus; else the rarest term alone."""
+    """The OR of the selective terms; else, when the user has more documents than the sample holds, NULL
+    (no candidates: every term is common); else the rarest term alone."""
     quoted = "quote_literal(lexeme)"
-    sample = f"{corpus}_sample"
-    return f"""coalesce(
-            string_agg({quoted}, ' | ') FILTER (WHERE {corpus}_selective)::tsquery,
-            CASE WHEN (SELECT count(*) FROM {sample}) >= {SAMPLE_SIZE}
-                      AND EXISTS (SELECT 1 FROM {sample}, all_terms WHERE sv @@ all_terms.tsq)
-                 THEN (SELECT tsq FROM all_terms) END,
-            (array_agg({quoted} ORDER BY {corpus}_df, lexeme))[1]::tsquery)"""
+    return f"""CASE
+            WHEN bool_or({corpus}_selective)
+                THEN string_agg({quoted}, ' | ') FILTER (WHERE {corpus}_selective)::tsquery
+            WHEN (SELECT count(*) FROM {corpus}_sample) >= {SAMPLE_SIZE} THEN NULL::tsquery
+            ELSE (array_agg({quoted} ORDER BY {corpus}_df, lexeme))[1]::tsquery
+        END"""
 
 
 def bm25_select(*, table: str, alias: str, where: str, corpus: str) -> str:
