@@ -57,10 +57,6 @@ def fit(items: list[Item], max_tokens: int) -> tuple[list[Item], str, int]:
     return kept, "\n".join(lines), tokens if kept else 0
 
 
-def render(items: list[Item]) -> str:
-    return "\n".join(render_lines(items))
-
-
 def render_lines(items: list[Item]) -> list[str]:
     groups: OrderedDict[str, list[str]] = OrderedDict()
     excerpts: list[str] = []

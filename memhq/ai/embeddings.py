@@ -15,8 +15,8 @@ Choices:
 - onnxruntime gets ``intra_op_threads`` threads and no inter-op parallelism. The process-wide embedder
   (:func:`get_local_embedder`, loaded once per process) takes ``MEMHQ_EMBED_THREADS``: 1 by default, as
   workers are processes with one core each; ``config/wsgi.py`` gives web processes 2, as a web process
-  embeds one short query per request and latency is what counts there. Extra threads do not spin while idle, so they
-  cost nothing between requests.
+  embeds one short query per request and latency is what counts there. The threads do not spin while
+  waiting, so they cost nothing between requests.
 """
 
 from __future__ import annotations
