@@ -18,7 +18,7 @@ import re
 import uuid
 from collections.abc import Iterable
 
-from django.db import connection
+from retrieval.query import prepared_cursor
 
 _WORD = re.compile(r"\w+")
 _SPACES = re.compile(r"\s+")
@@ -39,7 +39,7 @@ def people_named(project_id: uuid.UUID, user_id: str, grams: list[str]) -> list[
     removing them would remove the topic too."""
     if not grams:
         return []
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:  # on every recall: planned once per connection, like recall's statement
         cursor.execute(PEOPLE_SQL, [project_id, user_id, grams, grams, grams])
         names = {row[0] for row in cursor.fetchall()}
     return sorted((name for name in names if "s" not in name.split()), key=len, reverse=True)
