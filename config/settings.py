@@ -188,7 +188,7 @@ CELERY_BEAT_SCHEDULE = {
 MEMHQ_EXTRACTOR = env_choice("MEMHQ_EXTRACTOR", "rules", ("rules", "openai"))
 MEMHQ_EMBEDDINGS = env_choice("MEMHQ_EMBEDDINGS", "local", ("local", "openai"))
 MEMHQ_EMBEDDING_DIM = 384
-# onnxruntime threads per local embedding call (web processes: 2 unless set, see config/wsgi.py).
+# onnxruntime threads per local embedding call (see memhq/ai/embeddings.py and the README).
 MEMHQ_EMBED_THREADS = env_int("MEMHQ_EMBED_THREADS", 1)
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "") or None
 OPENAI_API_KEY = env_str("OPENAI_API_KEY", "")

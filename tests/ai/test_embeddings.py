@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -102,18 +99,6 @@ def test_threads_come_from_the_setting_and_do_not_change_the_vectors(
         np.testing.assert_allclose(threaded.embed(TEXTS), embedder.embed(TEXTS), atol=1e-5)
     finally:
         get_local_embedder.cache_clear()
-
-
-@pytest.mark.parametrize(("given", "expected"), [(None, "2"), ("", "2"), ("3", "3")])
-def test_web_processes_embed_with_two_threads_unless_told(given: str | None, expected: str) -> None:
-    env = {key: value for key, value in os.environ.items() if key != "MEMHQ_EMBED_THREADS"}
-    if given is not None:
-        env["MEMHQ_EMBED_THREADS"] = given
-    code = "import config.wsgi; from django.conf import settings; print(settings.MEMHQ_EMBED_THREADS)"
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=60
-    )
-    assert done.stdout.strip().splitlines()[-1] == expected
 
 
 def tampered_copy(source: Path, directory: Path) -> Path:
