@@ -183,11 +183,17 @@ def is_vocative(tok: Token, names: Collection[str] = ()) -> bool:
     return before in (",", "") or after in (",", "!", ".", "")
 
 
+def _label_mark(tok: Token) -> bool:
+    """A mark ending a "label:" prefix; not a hyphen inside a word ("one-year-old", "well-known")."""
+    glued = tok.i > 0 and not tok.doc[tok.i - 1].whitespace_ and not tok.whitespace_
+    return tok.text in LABEL_MARKS and not glued
+
+
 def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
     toks = [t for t in tokens if not is_vocative(t, names)]
     while toks:
         first = toks[0]
-        label = next((k for k, t in enumerate(toks[: MAX_LABEL_TOKENS + 1]) if t.text in LABEL_MARKS), None)
+        label = next((k for k, t in enumerate(toks[: MAX_LABEL_TOKENS + 1]) if _label_mark(t)), None)
         prefix = toks[:label] if label is not None else []
         if label is not None and not any(t.pos_ in ("VERB", "AUX") or t.dep_ in SUBJECT_DEPS for t in prefix):
             toks = toks[label + 1 :]  # "Update: I moved ...", "Heads up - I went vegan"

@@ -53,6 +53,20 @@ def test_pronouns_are_rewritten_to_the_speaker_and_the_other_person(text: str, e
     assert renderer.render(list(doc)) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Our one-year-old is so cute.", "Ana's one-year-old is so cute."),
+        ("My two-year-old son loves trains.", "Ana's two-year-old son loves trains."),
+        ("My well-known friend moved to Paris.", "Ana's well-known friend moved to Paris."),
+        ("Heads up - I went vegan.", "Ana went vegan."),  # a spaced dash still ends a label
+        ("Update: I moved to Lisbon.", "Ana moved to Lisbon."),
+    ],
+)
+def test_a_hyphen_inside_a_word_is_not_a_label_mark(text: str, expected: str) -> None:
+    assert [candidate.claim for candidate in one(text, "Ana")] == [expected]
+
+
 def test_unnamed_user_is_written_user_and_you_is_the_assistant() -> None:
     doc = get_nlp()("I told you my address.")
     speakers = Speakers.for_message(None, other="the assistant")
