@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import uuid
 
-from celery import chain
+from celery import Task, chain
 from celery.canvas import Signature
 from django.utils import timezone
 
@@ -15,10 +15,11 @@ from memhq.models import Episode, EpisodePhase
 logger = logging.getLogger(__name__)
 
 
-def phase_signatures(episode_id: str, from_phase: int = EpisodePhase.PERSIST) -> list[Signature]:
+def phase_tasks() -> list[Task]:
+    """The seven phase tasks, in order."""
     from ingestion import tasks
 
-    ordered = [
+    return [
         tasks.persist,
         tasks.anchor_dates,
         tasks.extract,
@@ -27,7 +28,10 @@ def phase_signatures(episode_id: str, from_phase: int = EpisodePhase.PERSIST) ->
         tasks.index,
         tasks.notify,
     ]
-    return [task.si(episode_id) for task in ordered[from_phase - 1 :]]
+
+
+def phase_signatures(episode_id: str, from_phase: int = EpisodePhase.PERSIST) -> list[Signature]:
+    return [task.si(episode_id) for task in phase_tasks()[from_phase - 1 :]]
 
 
 def build_chain(episode_id: str, from_phase: int = EpisodePhase.PERSIST) -> chain:

@@ -15,9 +15,10 @@ from memhq.models import Episode, Project
 from memhq.services.episodes import episode_create
 from retrieval.evaluation.dataset import EvalEpisode, EvalQuery, load_episodes, load_queries
 from retrieval.evaluation.metrics import MESSAGE_KS, Scores
+from retrieval.fusion import FusionSettings
 from retrieval.items import Item, item_from_row
 from retrieval.query import signal_names
-from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, assemble, fetch, fusion_settings
+from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, RecallResult, assemble, fetch, fusion_settings
 
 FUSION = "fusion"
 #: Enough items per signal for @20 metrics when a signal is scored alone.
@@ -77,19 +78,26 @@ def per_signal_items(rows: list[dict[str, Any]]) -> dict[str, list[Item]]:
 FUSION_VARIANTS = (("fusion (rrf k=60)", 0.0, 60), ("fusion (scores only)", 1.0, 60))
 
 
+def answer(
+    rows: list[dict[str, Any]], query: EvalQuery, config: FusionSettings | None = None
+) -> RecallResult:
+    """What recall answers ``query`` with, from its signals' ``rows`` (``config``: the settings' fusion)."""
+    return assemble(
+        rows,
+        as_of=query.question_time,
+        limit=DEFAULT_LIMIT,
+        max_tokens=DEFAULT_MAX_TOKENS,
+        kinds=None,
+        query_text=query.question,
+        config=config,
+    )
+
+
 def other_fusions(rows: list[dict[str, Any]], query: EvalQuery) -> dict[str, list[Item]]:
     """The same rows fused as plain RRF and as normalised scores alone, to compare with the configured."""
     configured = fusion_settings()
     return {
-        name: assemble(
-            rows,
-            as_of=query.question_time,
-            limit=DEFAULT_LIMIT,
-            max_tokens=DEFAULT_MAX_TOKENS,
-            kinds=None,
-            query_text=query.question,
-            config=replace(configured, score_share=share, rrf_k=k),
-        ).items
+        name: answer(rows, query, replace(configured, score_share=share, rrf_k=k)).items
         for name, share, k in FUSION_VARIANTS
     }
 
@@ -114,14 +122,7 @@ def ask(
             as_of=query.question_time,
             history=False,
         )
-        result = assemble(
-            rows,
-            as_of=query.question_time,
-            limit=DEFAULT_LIMIT,
-            max_tokens=DEFAULT_MAX_TOKENS,
-            kinds=None,
-            query_text=query.question,
-        )
+        result = answer(rows, query)
         outputs = {FUSION: result.items}
         if signals:
             outputs.update(per_signal_items(rows))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ingestion.pipeline import phase_tasks
 from memhq.models import Episode, Project
 from memhq.services.episodes import episode_create
 
@@ -18,17 +19,7 @@ def make_episode(
 
 def run_tasks(episode: Episode, times: int = 1) -> Episode:
     """Run the seven phase tasks in order in this process (Celery's eager ``apply``), each ``times`` times."""
-    from ingestion import tasks
-
-    for task in (
-        tasks.persist,
-        tasks.anchor_dates,
-        tasks.extract,
-        tasks.resolve_entities,
-        tasks.reconcile,
-        tasks.index,
-        tasks.notify,
-    ):
+    for task in phase_tasks():
         for _ in range(times):
             task.apply(args=[str(episode.pk)])
     episode.refresh_from_db()
