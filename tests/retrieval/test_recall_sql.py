@@ -33,7 +33,9 @@ def test_a_small_users_vector_hits_are_exactly_their_nearest_memories(project: P
     query_vector = provider.get_embedder().embed([QUESTION])[0]
     cosine = {str(memory.pk): float(np.dot(np.asarray(memory.embedding), query_vector)) for memory in mine}
     expected = sorted(cosine, key=lambda key: -cosine[key])[:SIGNAL_LIMIT]
-    hits = [row for row in run(project) if row["signal"] == "vector"]
+    # The statement's rows come in no particular order (its joins may hash); each hit carries its rank.
+    hits = sorted((row for row in run(project) if row["signal"] == "vector"), key=lambda row: row["rank"])
+    assert [row["rank"] for row in hits] == list(range(1, SIGNAL_LIMIT + 1))
     assert [str(row["memory_id"]) for row in hits] == expected
     assert [row["score"] for row in hits] == pytest.approx([cosine[key] for key in expected], abs=1e-5)
 
