@@ -45,6 +45,11 @@ def test_third_person(verb: str, expected: str) -> None:
         ("I don't like it when you cancel.", "Caroline doesn't like it when Melanie cancels."),
         ("We were in Rome and I've been to Milan.", "Caroline was in Rome and Caroline has been to Milan."),
         ("I'd love to see your paintings.", "Caroline would love to see Melanie's paintings."),
+        # "we both": the two of them, the verb left plural
+        ("We both love helping others.", "Caroline and Melanie both love helping others."),
+        ("We're both on different paths.", "Caroline and Melanie are both on different paths."),
+        ("We both helped with the painting.", "Caroline and Melanie both helped with the painting."),
+        ("We love both of them.", "Caroline loves both of them."),
     ],
 )
 def test_pronouns_are_rewritten_to_the_speaker_and_the_other_person(text: str, expected: str) -> None:
@@ -72,6 +77,12 @@ def test_unnamed_user_is_written_user_and_you_is_the_assistant() -> None:
     speakers = Speakers.for_message(None, other="the assistant")
     assert speakers.subject == "user"
     assert Renderer(doc, speakers).render(list(doc)) == "User told the assistant User's address."
+
+
+def test_we_both_is_the_speaker_alone_when_the_other_is_not_a_named_person() -> None:
+    doc = get_nlp()("We both love hiking.")
+    renderer = Renderer(doc, Speakers.for_message(None, other="the assistant"))
+    assert renderer.render(list(doc)) == "User both loves hiking."
 
 
 def test_named_speakers_are_the_subjects_of_their_ownclaims() -> None:
