@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -43,6 +44,9 @@ class Target:
     url: str
     bodies: Sequence[bytes]
     headers: dict[str, str] = field(default_factory=dict)
+    #: False: client i always sends body i (mod the count); True: every client sends all the bodies in turn,
+    #: client i starting at body i (a mix of requests, e.g. recall's queries, rather than one per client).
+    rotate: bool = False
 
     @property
     def host(self) -> str:
@@ -52,6 +56,14 @@ class Target:
     def port(self) -> int:
         parts = urlsplit(self.url)
         return parts.port or (443 if parts.scheme == "https" else 80)
+
+    def client_requests(self, client: int) -> Iterator[bytes]:
+        """What client number ``client`` sends, request after request."""
+        requests = self.requests()
+        first = client % len(requests)
+        if self.rotate:
+            return itertools.cycle(requests[first:] + requests[:first])
+        return itertools.repeat(requests[first])
 
     def requests(self) -> list[bytes]:
         parts = urlsplit(self.url)
@@ -118,15 +130,17 @@ async def _one(connection: Connection, request: bytes) -> str | None:
     return None if 200 <= status < 300 else f"HTTP {status}"
 
 
-async def _closed_client(connection: Connection, request: bytes, stop_ns: int, records: list[Record]) -> None:
+async def _closed_client(
+    connection: Connection, requests: Iterator[bytes], stop_ns: int, records: list[Record]
+) -> None:
     while (start := time.perf_counter_ns()) < stop_ns:
-        error = await _one(connection, request)
+        error = await _one(connection, next(requests))
         records.append((start, time.perf_counter_ns(), error))
 
 
 async def _open_client(
     connection: Connection,
-    request: bytes,
+    requests: Iterator[bytes],
     queue: asyncio.Queue[int | None],
     give_up_ns: int,
     records: list[Record],
@@ -135,7 +149,7 @@ async def _open_client(
         if time.perf_counter_ns() > give_up_ns:
             records.append((scheduled, give_up_ns, "unsent (client backlog)"))
             continue
-        error = await _one(connection, request)
+        error = await _one(connection, next(requests))
         records.append((scheduled, time.perf_counter_ns(), error))
 
 
@@ -163,7 +177,6 @@ async def _run(
     target: Target, load: Load, probe: Probe | None
 ) -> tuple[list[Record], int, int, dict[str, Any]]:
     loop = asyncio.get_running_loop()
-    requests = target.requests()
     connections = [Connection(target.host, target.port) for _ in range(load.clients)]
     start_ns = time.perf_counter_ns()
     window_start_ns = start_ns + int(load.warmup_s * NS_PER_S)
@@ -179,7 +192,7 @@ async def _run(
     tasks = [probe_at("start", window_start_ns), probe_at("end", stop_ns)]
     if load.rate is None:
         tasks += [
-            _closed_client(conn, requests[i % len(requests)], stop_ns, records)
+            _closed_client(conn, target.client_requests(i), stop_ns, records)
             for i, conn in enumerate(connections)
         ]
     else:
@@ -187,7 +200,7 @@ async def _run(
         give_up_ns = stop_ns + int(OPEN_LOOP_DRAIN_S * NS_PER_S)
         tasks.append(_dispatch(queue, load.rate, start_ns, stop_ns, load.clients))
         tasks += [
-            _open_client(conn, requests[i % len(requests)], queue, give_up_ns, records)
+            _open_client(conn, target.client_requests(i), queue, give_up_ns, records)
             for i, conn in enumerate(connections)
         ]
     await asyncio.gather(*tasks)

@@ -1,8 +1,10 @@
 """``memhq_bench recall``: /v1/memhq/recall latency over HTTP at growing memory counts for one user, and a
 bare pgvector kNN query on the same table in the same run (the floor recall is compared with).
 
-Memories are synthetic (memhq/bench/recall_data.py). One closed-loop client, so the percentiles are the
-latency of a request, not queueing. The gunicorn is started as the Procfile does.
+Memories are synthetic (memhq/bench/recall_data.py). One closed-loop client asking the queries of
+``recall_data.QUERIES`` in turn, so the percentiles are the latency of a request over that mix, not
+queueing. (Until 2026-11-29 the client sent only the first query, "What food does the user like?", one of
+the slowest: its keyword term matches ~3.4% of the memories.) The gunicorn is started as the Procfile does.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
                 url=f"{server.url}/v1/memhq/recall",
                 bodies=bodies,
                 headers={"Authorization": f"Bearer {issued.plaintext}"},
+                rotate=True,  # the client asks every query in turn: the percentiles are over the mix
             )
             inserted = 0
             for size in steps(options["memories"]):
