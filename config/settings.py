@@ -71,6 +71,9 @@ MEMHQ_HNSW_EF_SEARCH = env_int("MEMHQ_HNSW_EF_SEARCH", 64)
 # recall's one SQL statement is prepared once per database connection (saves ~3 ms of planning per call).
 # Turn off behind a connection pooler that does not support prepared statements (PgBouncer < 1.21).
 MEMHQ_RECALL_PREPARED = env_bool("MEMHQ_RECALL_PREPARED", True)
+# How long a process remembers whether a user's tables are searched exactly or through HNSW (see
+# retrieval/sizes.py); 0 decides on every recall.
+MEMHQ_RECALL_SIZES_TTL_S = env_float("MEMHQ_RECALL_SIZES_TTL_S", 60.0)
 PREPARE_ONLY_WHEN_ASKED = 2**31 - 1
 _db = parse_database_url(env_str("DATABASE_URL", "postgresql://postgres@localhost:5432/memhq"))
 DATABASES = {

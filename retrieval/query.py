@@ -20,6 +20,7 @@ from django.db import connection
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
 from memhq.services.entities import normalize_name
+from retrieval import sizes
 from retrieval.signals import (
     LIVE_MEMORY,
     USER_MESSAGE,
@@ -65,10 +66,10 @@ QUERY_CTE = """q AS MATERIALIZED (
     SELECT %s::vector AS v, to_tsquery('english', %s) AS tsq, %s::uuid AS project_id, %s::text AS user_id,
            %s::timestamptz AS as_of, %s::bool AS history, %s::text AS qtext, %s::text[] AS qwords,
            %s::text AS qraw, %s::text[] AS type_hints, %s::timestamptz[] AS time_starts,
-           %s::timestamptz[] AS time_ends)"""
+           %s::timestamptz[] AS time_ends, %s::text AS known_sizes)"""
 
 DETAILS = """
-SELECT p.processed_through, h.*,
+SELECT p.*, h.*,
        m.text AS m_text, m.kind AS m_kind, m.status AS m_status, m.valid_from AS m_valid_from,
        m.valid_until AS m_valid_until, m.importance AS m_importance, m.confidence AS m_confidence,
        m.reinforce_count AS m_reinforce_count, m.last_seen_at AS m_last_seen_at, m.subject AS m_subject,
@@ -81,7 +82,10 @@ SELECT p.processed_through, h.*,
        (SELECT min(document_date) FROM memhq_episodemessage WHERE episode_id = ep.id) AS ep_date
 FROM (SELECT (SELECT max(received_at) FROM memhq_episode
               WHERE project_id = (SELECT project_id FROM q) AND user_id = (SELECT user_id FROM q)
-                AND status = 'completed') AS processed_through) AS p
+                AND status = 'completed') AS processed_through,
+             sz.memories_exact AS sizes_memories_exact, sz.messages_exact AS sizes_messages_exact,
+             sz.entities_exact AS sizes_entities_exact
+      FROM sizes sz) AS p
 LEFT JOIN hits h ON true
 LEFT JOIN memhq_memory m ON m.id = h.memory_id
 LEFT JOIN memhq_entity se ON se.id = m.subject_entity_id
@@ -139,8 +143,8 @@ def statement() -> tuple[str, list[Any]]:
     return sql, params
 
 
-def parameters(context: QueryContext) -> list[Any]:
-    """The values of the ``q`` CTE's placeholders, in order."""
+def parameters(context: QueryContext, known: sizes.Sizes | None = None) -> list[Any]:
+    """The values of the ``q`` CTE's placeholders, in order (``known``: the user's remembered sizes)."""
     starts, ends = time.windows(context.text, context.as_of)
     return [
         "[" + ",".join(f"{value:.6f}" for value in context.vector) + "]",
@@ -155,16 +159,21 @@ def parameters(context: QueryContext) -> list[Any]:
         hinted_types(context.text),
         starts,
         ends,
+        known.as_param() if known else sizes.UNKNOWN,
     ]
 
 
 def run(context: QueryContext) -> list[dict[str, Any]]:
     sql, signal_params = statement()
-    params = [*parameters(context), *signal_params]
+    known = sizes.known(context.project_id, context.user_id)
+    params = [*parameters(context, known), *signal_params]
     with prepared_cursor() as cursor:
         cursor.execute(sql, params)
         columns = [column.name for column in cursor.description]
-        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+        rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    if known is None and rows:
+        sizes.remember(context.project_id, context.user_id, rows[0])
+    return rows
 
 
 class _PreparedCursor(psycopg.Cursor[tuple[Any, ...]]):

@@ -3,7 +3,8 @@
 puts first:
 
     q(v vector, tsq tsquery, project_id uuid, user_id text, as_of timestamptz, history bool,
-      qtext text, qwords text[], type_hints text[], time_starts timestamptz[], time_ends timestamptz[])
+      qtext text, qwords text[], type_hints text[], time_starts timestamptz[], time_ends timestamptz[],
+      known_sizes text)
     terms(lexeme text, tsq tsquery, msg_idf float8, mem_idf float8, ...),
     term_sets(msg_tsq tsquery, mem_tsq tsquery)                                (see retrieval.signals.terms)
 
@@ -60,18 +61,20 @@ def hits_select(signal: str, inner: str, **columns: str) -> str:
 
 
 def sizes_cte() -> str:
-    """``sizes``: per table, whether the user's rows are few enough for an exact search (each count stops at
-    ``EXACT_KNN_MAX_ROWS + 1`` index entries)."""
+    """``sizes``: per table, whether the user's rows are few enough for an exact search: what ``q`` says
+    (``known_sizes``, remembered by ``retrieval.sizes``), else counted (each count stops at
+    ``EXACT_KNN_MAX_ROWS + 1`` index entries; a count is an init plan, run only when ``q`` says nothing)."""
 
-    def few(table: str) -> str:
-        return f"""(SELECT count(*) FROM (
+    def few(table: str, position: int, flag: str) -> str:
+        known = f"nullif(substr((SELECT known_sizes FROM q), {position}, 1), '')::bool"
+        return f"""coalesce({known}, (SELECT count(*) FROM (
             SELECT 1 FROM {table}
             WHERE project_id = (SELECT project_id FROM q) AND user_id = (SELECT user_id FROM q)
-            LIMIT {EXACT_KNN_MAX_ROWS + 1}) AS counted) <= {EXACT_KNN_MAX_ROWS}"""
+            LIMIT {EXACT_KNN_MAX_ROWS + 1}) AS counted) <= {EXACT_KNN_MAX_ROWS}) AS {flag}"""
 
     return f"""sizes AS MATERIALIZED (
-        SELECT {few("memhq_memory")} AS memories_exact, {few("memhq_episodemessage")} AS messages_exact,
-               {few("memhq_entity")} AS entities_exact)"""
+        SELECT {few("memhq_memory", 1, "memories_exact")}, {few("memhq_episodemessage", 2, "messages_exact")},
+               {few("memhq_entity", 3, "entities_exact")})"""
 
 
 def nearest(*, table: str, alias: str, where: str, exact: str, limit: int) -> str:

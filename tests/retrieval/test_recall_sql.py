@@ -3,6 +3,8 @@ another tenant's HNSW neighbourhood), and the statement is prepared once per con
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pytest
 from django.db import connection
@@ -34,7 +36,9 @@ def test_a_small_users_vector_hits_are_exactly_their_nearest_memories(project: P
     cosine = {str(memory.pk): float(np.dot(np.asarray(memory.embedding), query_vector)) for memory in mine}
     expected = sorted(cosine, key=lambda key: -cosine[key])[:SIGNAL_LIMIT]
     # The statement's rows come in no particular order (its joins may hash); each hit carries its rank.
-    hits = sorted((row for row in run(project) if row["signal"] == "vector"), key=lambda row: row["rank"])
+    hits = sorted(
+        (row for row in run(project) if row["signal"] == "vector"), key=lambda row: cast(int, row["rank"])
+    )
     assert [row["rank"] for row in hits] == list(range(1, SIGNAL_LIMIT + 1))
     assert [str(row["memory_id"]) for row in hits] == expected
     assert [row["score"] for row in hits] == pytest.approx([cosine[key] for key in expected], abs=1e-5)
