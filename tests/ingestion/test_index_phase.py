@@ -1,0 +1,72 @@
+"""Phase 6 embeds each message as "<speaker>: <content>", a reply to a question after the start of that
+question (so "Yep! It's about loss." is findable by what it answers); full text stays the message alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ingestion.phases.index import QUESTION_CONTEXT_CHARS, embedded_text
+from memhq.ai.provider import get_embedder
+from memhq.models import EpisodeMessage, Project
+from tests.ingestion.helpers import make_episode, run_tasks
+
+
+def message(content: str, name: str = "Nate", role: str = "user") -> EpisodeMessage:
+    return EpisodeMessage(content=content, name=name, role=role)
+
+
+def test_a_reply_to_a_question_is_embedded_after_it() -> None:
+    question = message("Wow, is that your third screenplay?", name="Nate")
+    reply = message("Yep! It's about loss, identity, and connection.", name="Joanna")
+    assert embedded_text(reply, question) == (
+        "Nate: Wow, is that your third screenplay?\nJoanna: Yep! It's about loss, identity, and connection."
+    )
+
+
+@pytest.mark.parametrize(
+    "previous",
+    [
+        "Cool! What type of guitar? [shares a photo: a red guitar]",  # a note after the question
+        'He asked "really?"',
+        "(is it the red one?)",
+    ],
+)
+def test_a_question_followed_by_notes_or_quotes_still_counts(previous: str) -> None:
+    assert embedded_text(message("Acoustic."), message(previous, name="Ana")).startswith("Ana: ")
+
+
+@pytest.mark.parametrize("previous", [None, "I went hiking.", "Really? I doubt it.", "What? No."])
+def test_other_messages_are_embedded_alone(previous: str | None) -> None:
+    before = None if previous is None else message(previous, name="Ana")
+    assert embedded_text(message("Acoustic."), before) == "Nate: Acoustic."
+
+
+def test_only_the_start_of_a_long_question_is_kept() -> None:
+    question = message("x" * 500 + "?", name="Ana")
+    text = embedded_text(message("Yes.", name="Bo"), question)
+    head, reply = text.split("\n")
+    assert len(head) == QUESTION_CONTEXT_CHARS and head.startswith("Ana: xxx") and reply == "Bo: Yes."
+
+
+def test_the_phase_stores_the_contextual_vectors_and_plain_full_text(project: Project) -> None:
+    turns = [
+        {"role": "user", "name": "Nate", "content": "Is that your third screenplay?"},
+        {"role": "user", "name": "Joanna", "content": "Yep! It's about loss and identity."},
+        {"role": "user", "name": "Nate", "content": "Sounds deep."},
+    ]
+    episode = run_tasks(make_episode(project, turns))
+    assert episode.status == "completed"
+    rows = list(EpisodeMessage.objects.filter(episode=episode).order_by("index"))
+    expected = get_embedder().embed(
+        [
+            "Nate: Is that your third screenplay?",
+            "Nate: Is that your third screenplay?\nJoanna: Yep! It's about loss and identity.",
+            "Nate: Sounds deep.",  # after a statement: alone
+        ]
+    )
+    for row, vector in zip(rows, expected, strict=True):
+        assert np.allclose(np.asarray(row.embedding), vector, atol=1e-5)
+    assert rows[1].content == "Yep! It's about loss and identity."
+    found = EpisodeMessage.objects.filter(episode=episode, search_vector="screenplay").count()
+    assert found == 1  # full text is the message alone: the reply does not match its question's words
