@@ -214,11 +214,14 @@ MEMHQ_RRF_K = env_int("MEMHQ_RRF_K", 20)
 # Tuned on locomo-dev with `memhq_eval --signals` (and checked tuned-on-3/tested-on-2 conversations): raw
 # messages and memory vectors carry most of the evidence; the time anchor is sharp when the query names a
 # date; the entity anchor and summaries add context more than ranked evidence, so they vote less.
+# message_vector 0.6 → 0.9 once replies were embedded with their question (ingestion/phases/index.py):
+# frac@10 0.8155 → 0.8256 and 0.8168 → 0.8242 on two ingests, multi-hop all@10 unchanged (0.366, 0.359);
+# better or equal on 4 of the 5 conversations in both; 0.75 and 1.05 measured less.
 MEMHQ_SIGNAL_WEIGHTS = {
     "vector": 0.9,
     "keyword": 0.3,
     "entity": 1.0,
-    "message_vector": 0.6,
+    "message_vector": 0.9,
     "message_keyword": 1.4,
     "unprocessed": 1.0,
     "summary": 0.3,
