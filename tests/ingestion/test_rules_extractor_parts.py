@@ -79,10 +79,11 @@ def test_unnamed_user_is_written_user_and_you_is_the_assistant() -> None:
     assert Renderer(doc, speakers).render(list(doc)) == "User told the assistant User's address."
 
 
-def test_we_both_is_the_speaker_alone_when_the_other_is_not_a_named_person() -> None:
+def test_we_both_never_makes_the_assistant_a_partner() -> None:
+    # A user telling an assistant "we both ..." means someone else: the claim stays about the user alone.
     doc = get_nlp()("We both love hiking.")
-    renderer = Renderer(doc, Speakers.for_message(None, other="the assistant"))
-    assert renderer.render(list(doc)) == "User both loves hiking."
+    claim = Renderer(doc, Speakers.for_message(None, other="the assistant")).render(list(doc))
+    assert claim.startswith("User both") and "assistant" not in claim
 
 
 def test_named_speakers_are_the_subjects_of_their_ownclaims() -> None:
