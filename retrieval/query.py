@@ -68,7 +68,10 @@ QUERY_CTE = """q AS MATERIALIZED (
            %s::text AS qraw, %s::text[] AS type_hints, %s::timestamptz[] AS time_starts,
            %s::timestamptz[] AS time_ends, %s::text AS known_sizes)"""
 
-DETAILS = """
+#: The statement's decision on each table (``retrieval.sizes`` remembers it), on every row.
+_SIZES_COLUMNS = ", ".join(f"sz.{flag} AS {sizes.COLUMN_PREFIX}{flag}" for flag in sizes.FLAGS)
+
+DETAILS = f"""
 SELECT p.*, h.*,
        m.text AS m_text, m.kind AS m_kind, m.status AS m_status, m.valid_from AS m_valid_from,
        m.valid_until AS m_valid_until, m.importance AS m_importance, m.confidence AS m_confidence,
@@ -82,9 +85,7 @@ SELECT p.*, h.*,
        (SELECT min(document_date) FROM memhq_episodemessage WHERE episode_id = ep.id) AS ep_date
 FROM (SELECT (SELECT max(received_at) FROM memhq_episode
               WHERE project_id = (SELECT project_id FROM q) AND user_id = (SELECT user_id FROM q)
-                AND status = 'completed') AS processed_through,
-             sz.memories_exact AS sizes_memories_exact, sz.messages_exact AS sizes_messages_exact,
-             sz.entities_exact AS sizes_entities_exact
+                AND status = 'completed') AS processed_through, {_SIZES_COLUMNS}
       FROM sizes sz) AS p
 LEFT JOIN hits h ON true
 LEFT JOIN memhq_memory m ON m.id = h.memory_id

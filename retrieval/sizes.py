@@ -2,8 +2,8 @@
 HNSW index: ``retrieval.signals.sizes_cte``), remembered per process for ``MEMHQ_RECALL_SIZES_TTL_S``.
 
 Why: deciding counts up to ``EXACT_KNN_MAX_ROWS + 1`` of the user's index entries per table, which cost
-~0.55 ms of every recall for a user with 100k memories (in-process, the 12 benchmark queries: statement
-p50 4.63 → 4.07 ms when the count stops early). The answer changes only when a user's table crosses the
+~0.55-0.85 ms of every recall for a user with 100k memories (in process, the 12 benchmark queries × 20:
+statement p50 4.35 → 3.50 ms with the decision remembered). The answer changes only when a user's table crosses the
 threshold, so recall remembers what its statement decided (the statement returns its ``sizes`` row) and
 passes it in on the next calls; the statement counts only what it is not told.
 
@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from django.conf import settings
 
-#: The ``sizes`` CTE's columns, as the statement returns them (with ``COLUMN_PREFIX``).
+#: The ``sizes`` CTE's columns, in ``q.known_sizes`` order; the statement returns them with ``COLUMN_PREFIX``.
 FLAGS: Final = ("memories_exact", "messages_exact", "entities_exact")
 COLUMN_PREFIX: Final = "sizes_"
 #: Users remembered per process.
@@ -41,9 +41,7 @@ class Sizes:
     def as_param(self) -> str:
         """``q.known_sizes``: one letter per flag, ``t`` or ``f``, in ``FLAGS`` order. (One text, not three
         nullable booleans: psycopg prepares a statement per parameter types, and a NULL is typed apart.)"""
-        return "".join(
-            "t" if flag else "f" for flag in (self.memories_exact, self.messages_exact, self.entities_exact)
-        )
+        return "".join("t" if getattr(self, flag) else "f" for flag in FLAGS)
 
 
 #: ``q.known_sizes`` when nothing is remembered.

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memhq.selectors import nearest as selectors_nearest
+from retrieval import sizes
 
 #: The hit shape every signal yields (after ``signal`` and ``rank``), with each column's SQL type.
 HIT_COLUMNS = {
@@ -65,7 +66,8 @@ def sizes_cte() -> str:
     (``known_sizes``, remembered by ``retrieval.sizes``), else counted (each count stops at
     ``EXACT_KNN_MAX_ROWS + 1`` index entries; a count is an init plan, run only when ``q`` says nothing)."""
 
-    def few(table: str, position: int, flag: str) -> str:
+    def few(table: str, flag: str) -> str:
+        position = sizes.FLAGS.index(flag) + 1
         known = f"nullif(substr((SELECT known_sizes FROM q), {position}, 1), '')::bool"
         return f"""coalesce({known}, (SELECT count(*) FROM (
             SELECT 1 FROM {table}
@@ -73,8 +75,8 @@ def sizes_cte() -> str:
             LIMIT {EXACT_KNN_MAX_ROWS + 1}) AS counted) <= {EXACT_KNN_MAX_ROWS}) AS {flag}"""
 
     return f"""sizes AS MATERIALIZED (
-        SELECT {few("memhq_memory", 1, "memories_exact")}, {few("memhq_episodemessage", 2, "messages_exact")},
-               {few("memhq_entity", 3, "entities_exact")})"""
+        SELECT {few("memhq_memory", "memories_exact")}, {few("memhq_episodemessage", "messages_exact")},
+               {few("memhq_entity", "entities_exact")})"""
 
 
 def nearest(*, table: str, alias: str, where: str, exact: str, limit: int) -> str:
