@@ -84,7 +84,7 @@ def fetch(
     round trip."""
     with savepoint_if_in_transaction():
         people = people_named(project_id, user_id, query.name_ngrams(query_text))
-        vector = get_embedder().embed([without_people(query_text, people)])[0]
+        vector = get_embedder().embed_query(without_people(query_text, people))
         context = query.QueryContext(project_id, user_id, query_text, vector, as_of, history)
         return query.run(context)
 

@@ -73,6 +73,10 @@ class OpenAIEmbedder:
             out[start : start + len(batch)] = self._embed_batch(client, batch)
         return out
 
+    def embed_query(self, text: str) -> FloatMatrix:
+        """One text's row (the server has no faster path for a single query)."""
+        return self.embed([text])[0]
+
     def _embed_batch(self, client: openai.OpenAI, batch: list[str]) -> FloatMatrix:
         operation = f"embeddings call to {self.model}"
         dimensions = self.dim if self.send_dimensions else openai.omit

@@ -48,6 +48,14 @@ def test_vectors_are_float32_unit_rows_of_the_default_dim(fake_openai: FakeOpenA
     assert vectors[0] @ vectors[2] > vectors[0] @ vectors[1]
 
 
+def test_a_query_is_one_row_of_the_same_endpoint(fake_openai: FakeOpenAIServer) -> None:
+    vector = _embedder(fake_openai, dim=32).embed_query(TEXTS[0])
+    assert vector.shape == (32,) and vector.dtype == np.float32
+    np.testing.assert_allclose(vector, fake_embedding(TEXTS[0], 32), rtol=1e-5, atol=1e-6)
+    [request] = fake_openai.requests
+    assert request.body["input"] == [TEXTS[0]]
+
+
 def test_request_names_the_model_the_dimensions_and_float_encoding(fake_openai: FakeOpenAIServer) -> None:
     _embedder(fake_openai, dim=64).embed(TEXTS[:2])
 

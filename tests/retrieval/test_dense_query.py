@@ -79,6 +79,9 @@ def test_recall_embeds_the_question_without_the_named_person(
             embedded.extend(texts)
             return np.ones((len(texts), 384), dtype=np.float32) / np.sqrt(384)
 
+        def embed_query(self, text: str) -> np.ndarray:
+            return self.embed([text])[0]
+
     monkeypatch.setattr("retrieval.recall.get_embedder", lambda: Recording())
     result = recall(project_id=project.pk, user_id="alice", query_text="What does Melanie paint?")
     assert not result.degraded
