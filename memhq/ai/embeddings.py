@@ -18,12 +18,14 @@ Choices:
   plain process on a 2-core box but no gain inside a gunicorn worker there, so web processes keep 1
   unless told. Threads do not spin while waiting, so extra ones cost nothing between requests.
 - Recall's query goes through :meth:`LocalMiniLMEmbedder.embed_query`, which runs a second session of the
-  same verified model rewritten to use int8 kernels (``int8_queries``; :mod:`memhq.ai.int8_kernels`).
+  same verified model rewritten to use int8 kernels (``int8_queries``; :mod:`memhq.ai.int8_kernels`),
+  built on the first query: ~0.3 s and ~100 MB, which worker processes (stored texts only) never pay.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -101,15 +103,11 @@ class LocalMiniLMEmbedder:
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = ORT_LOG_ERRORS_ONLY
-        model = model_path.read_bytes()
-        self._session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-        self._query_session = self._session
-        if int8_queries:
-            rewritten = int8_kernels.rewrite(model)
-            if rewritten.replaced:
-                self._query_session = ort.InferenceSession(
-                    rewritten.model, options, providers=["CPUExecutionProvider"]
-                )
+        self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+        self._options = options
+        self._int8_model = (model_path, model_sha256) if int8_queries else None
+        self._query_session: ort.InferenceSession | None = None if int8_queries else self._session
+        self._query_session_lock = threading.Lock()
         self._input_names = {i.name for i in self._session.get_inputs()}
         output = self._session.get_outputs()[0]
         if len(output.shape) != HIDDEN_STATE_RANK or output.shape[-1] != DIM:
@@ -134,7 +132,24 @@ class LocalMiniLMEmbedder:
         """One text's vector (384 float32, unit length), through the int8 graph when ``int8_queries``
         (:mod:`memhq.ai.int8_kernels`: 2-3x as fast; for a question, cosine ≥ 0.99 to :meth:`embed`'s)."""
         encoding = self._tokenizer.encode(text)
-        return self._run([encoding.ids], self._query_session)[0]
+        return self._run([encoding.ids], self._query_session or self._load_query_session())[0]
+
+    def _load_query_session(self) -> ort.InferenceSession:
+        """The int8 session, built on the first query (worker processes, which embed only stored texts,
+        never pay its ~80 MB and 0.3 s): the model file verified again, then rewritten."""
+        with self._query_session_lock:
+            if self._query_session is None:
+                if self._int8_model is None:  # never: the session is set up front without int8_queries
+                    return self._session
+                path, sha256 = self._int8_model
+                verify_sha256(path, sha256)
+                rewritten = int8_kernels.rewrite(path.read_bytes())
+                self._query_session = (
+                    ort.InferenceSession(rewritten.model, self._options, providers=["CPUExecutionProvider"])
+                    if rewritten.replaced
+                    else self._session
+                )
+            return self._query_session
 
     def _batches(self, order: list[int], lengths: list[int]) -> list[list[int]]:
         """Split the length-sorted ``order`` into batches of at most ``batch_size`` texts; a text more than

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -13,6 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from memhq.ai import int8_kernels
 from memhq.ai.embeddings import DIM, LocalMiniLMEmbedder, default_model_path, get_local_embedder
+from memhq.ai.tokens import ModelIntegrityError
 
 TEXTS = [
     "What food does the user like?",
@@ -67,6 +70,27 @@ def test_int8_query_ranks_a_paraphrase_first(int8_embedder: LocalMiniLMEmbedder)
     home, pizza, rome = int8_embedder.embed(["My home is in Berlin", "I like pizza", "We visited Rome"])
     query = int8_embedder.embed_query("Where do I live? Berlin")
     assert float(query @ home) > max(float(query @ pizza), float(query @ rome)) + 0.2
+
+
+def test_the_int8_session_is_built_on_the_first_query_from_the_verified_file(tmp_path: Path) -> None:
+    copy = tmp_path / "model.onnx"
+    shutil.copyfile(default_model_path(), copy)
+    embedder = LocalMiniLMEmbedder(model_path=copy, int8_queries=True)
+    assert embedder._query_session is None  # a worker that never asks a query never builds it
+    embedder.embed_query(TEXTS[0])
+    assert embedder._query_session is not None
+
+
+def test_a_model_file_tampered_with_before_the_first_query_is_refused(tmp_path: Path) -> None:
+    copy = tmp_path / "model.onnx"
+    shutil.copyfile(default_model_path(), copy)
+    embedder = LocalMiniLMEmbedder(model_path=copy, int8_queries=True)
+    data = bytearray(copy.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    copy.write_bytes(bytes(data))
+    with pytest.raises(ModelIntegrityError, match="sha256 mismatch"):
+        embedder.embed_query(TEXTS[0])
+    assert embedder.embed([TEXTS[0]]).shape == (1, DIM)  # the loaded fp32 session is unaffected
 
 
 def test_without_int8_queries_a_query_is_embedded_like_a_stored_text() -> None:
