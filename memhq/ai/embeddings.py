@@ -105,9 +105,10 @@ class LocalMiniLMEmbedder:
         options.log_severity_level = ORT_LOG_ERRORS_ONLY
         self._session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
         self._options = options
-        self._int8_model = (model_path, model_sha256) if int8_queries else None
-        self._query_session: ort.InferenceSession | None = None if int8_queries else self._session
-        self._query_session_lock = threading.Lock()
+        #: Where the int8 session is built from on the first query (None: queries use ``_session``).
+        self._int8_source = (model_path, model_sha256) if int8_queries else None
+        self._int8_session: ort.InferenceSession | None = None
+        self._int8_lock = threading.Lock()
         self._input_names = {i.name for i in self._session.get_inputs()}
         output = self._session.get_outputs()[0]
         if len(output.shape) != HIDDEN_STATE_RANK or output.shape[-1] != DIM:
@@ -132,24 +133,24 @@ class LocalMiniLMEmbedder:
         """One text's vector (384 float32, unit length), through the int8 graph when ``int8_queries``
         (:mod:`memhq.ai.int8_kernels`: 2-3x as fast; for a question, cosine ≥ 0.99 to :meth:`embed`'s)."""
         encoding = self._tokenizer.encode(text)
-        return self._run([encoding.ids], self._query_session or self._load_query_session())[0]
+        session = self._session if self._int8_source is None else self._int8_session or self._load_int8()
+        return self._run([encoding.ids], session)[0]
 
-    def _load_query_session(self) -> ort.InferenceSession:
+    def _load_int8(self) -> ort.InferenceSession:
         """The int8 session, built on the first query (worker processes, which embed only stored texts,
-        never pay its ~80 MB and 0.3 s): the model file verified again, then rewritten."""
-        with self._query_session_lock:
-            if self._query_session is None:
-                if self._int8_model is None:  # never: the session is set up front without int8_queries
-                    return self._session
-                path, sha256 = self._int8_model
+        never pay its ~100 MB and 0.3 s): the model file verified again, then rewritten."""
+        assert self._int8_source is not None  # only called with int8_queries
+        with self._int8_lock:
+            if self._int8_session is None:
+                path, sha256 = self._int8_source
                 verify_sha256(path, sha256)
                 rewritten = int8_kernels.rewrite(path.read_bytes())
-                self._query_session = (
+                self._int8_session = (
                     ort.InferenceSession(rewritten.model, self._options, providers=["CPUExecutionProvider"])
                     if rewritten.replaced
                     else self._session
                 )
-            return self._query_session
+            return self._int8_session
 
     def _batches(self, order: list[int], lengths: list[int]) -> list[list[int]]:
         """Split the length-sorted ``order`` into batches of at most ``batch_size`` texts; a text more than

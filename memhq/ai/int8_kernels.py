@@ -53,7 +53,7 @@ def _dequantised_weight(
 
 def rewrite(model_bytes: bytes) -> Rewritten:
     """``model_bytes`` with every ``MatMul`` of a dequantised int8 weight made a ``DynamicQuantizeMatMul``
-    (zero-point 0, as the weights are symmetric); the dequantising nodes left unused are dropped."""
+    (zero-point 0: the graph dequantises without one); the dequantising nodes left unused are dropped."""
     model = onnx.load_from_string(model_bytes)
     graph = model.graph
     initializers = {tensor.name: tensor for tensor in graph.initializer}

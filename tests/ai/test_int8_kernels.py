@@ -76,9 +76,9 @@ def test_the_int8_session_is_built_on_the_first_query_from_the_verified_file(tmp
     copy = tmp_path / "model.onnx"
     shutil.copyfile(default_model_path(), copy)
     embedder = LocalMiniLMEmbedder(model_path=copy, int8_queries=True)
-    assert embedder._query_session is None  # a worker that never asks a query never builds it
+    assert embedder._int8_session is None  # a worker that never asks a query never builds it
     embedder.embed_query(TEXTS[0])
-    assert embedder._query_session is not None
+    assert embedder._int8_session is not None
 
 
 def test_a_model_file_tampered_with_before_the_first_query_is_refused(tmp_path: Path) -> None:
