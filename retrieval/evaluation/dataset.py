@@ -36,11 +36,21 @@ def naive_utc(value: str) -> datetime:
     return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
 
 
+#: Speakers that are roles, not people (``../shared/eval/README.md``): sent as that role, without a name, as a
+#: client talking to an assistant does. Every other speaker is a person: role ``user`` with their name.
+ROLE_SPEAKERS = frozenset({"user", "assistant"})
+
+
 def _message(raw: dict[str, Any]) -> dict[str, Any]:
     text = raw["text"]
     if raw.get("image_caption"):
         text += IMAGE_NOTE.format(caption=raw["image_caption"])
-    message = {"role": "user", "name": raw["speaker"], "content": text, "id": raw["msg_id"]}
+    speaker = raw["speaker"]
+    message: dict[str, Any] = {"content": text, "id": raw["msg_id"]}
+    if speaker.lower() in ROLE_SPEAKERS:
+        message["role"] = speaker.lower()
+    else:
+        message.update(role="user", name=speaker)
     if raw.get("timestamp"):
         message["timestamp"] = raw["timestamp"]
     return message
