@@ -33,6 +33,8 @@ class Scores:
 
     rows: dict[str, list[dict[str, float]]] = field(default_factory=lambda: defaultdict(list))
     context_tokens: list[int] = field(default_factory=list)
+    #: One row per question (qid, category, each metric), for paired comparisons of two runs.
+    questions: list[dict[str, float | str]] = field(default_factory=list)
 
     def add(
         self,
@@ -42,6 +44,7 @@ class Scores:
         gold_messages: Sequence[str],
         gold_sessions: Sequence[str],
         context_tokens: int | None = None,
+        qid: str = "",
     ) -> None:
         messages, sessions = dedupe(messages), dedupe(sessions)
         row: dict[str, float] = {}
@@ -52,8 +55,10 @@ class Scores:
         for k in SESSION_KS:
             row[f"session_all@{k}"] = all_at(sessions, gold_sessions, k)
         self.rows[category].append(row)
+        self.questions.append({"qid": qid, "category": category, **row})
         if context_tokens is not None:
             self.context_tokens.append(context_tokens)
+            self.questions[-1]["context_tokens"] = context_tokens
 
     def table(self) -> dict[str, dict[str, float]]:
         everything = [row for rows in self.rows.values() for row in rows]

@@ -43,6 +43,7 @@ class EvalReport:
             "query_seconds": round(self.query_seconds, 1),
             "median_context_tokens": self.scores[FUSION].median_context_tokens(),
             "tables": {name: scores.table() for name, scores in self.scores.items()},
+            "per_question": {name: scores.questions for name, scores in self.scores.items()},
         }
 
 
@@ -136,11 +137,14 @@ def ask(
                 query.gold_messages,
                 query.gold_episodes,
                 result.context_tokens if name == FUSION else None,
+                qid=query.qid,
             )
         if signals:  # a signal that found nothing for this question still counts, with zeros
             for name, scores in report.scores.items():
                 if name not in outputs:
-                    scores.add(query.category, [], [], query.gold_messages, query.gold_episodes)
+                    scores.add(
+                        query.category, [], [], query.gold_messages, query.gold_episodes, qid=query.qid
+                    )
         progress()
 
 
