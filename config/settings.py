@@ -225,6 +225,9 @@ MEMHQ_SIGNAL_WEIGHTS = {
     "entity": 1.0,
     "message_vector": 0.9,
     "message_keyword": 1.4,
+    # Passages of long messages (ingestion/passages.py) are searched like messages.
+    "passage_vector": 0.9,
+    "passage_keyword": 1.4,
     "unprocessed": 1.0,
     "summary": 0.3,
     "time": 1.5,

@@ -24,8 +24,8 @@
    ×(1 + ``speaker_boost``): "what did Nate say after Joanna's setback" → Nate's reply, which only the
    neighbour step found, still outranks Joanna's turns. (Boosting the votes before step 3 instead measured
    frac@10 0.789 against 0.794 on locomo-dev.)
-6. Items whose messages are all carried by a better item are dropped by :func:`dedupe` (their ranks go
-   with it).
+6. :func:`dedupe` drops only repeats: a memory saying what a better one says, a message or passage
+   whose messages better items carry (their ranks go to the item kept).
 """
 
 from __future__ import annotations
@@ -88,10 +88,15 @@ def _votes(hits: Sequence[Hit], settings: FusionSettings) -> dict[str, float]:
     return votes
 
 
+#: Anchors that are roles, not names: an unnamed message is anchored on its role, and "what does the user
+#: like" names nobody (it would otherwise double every item of the user's own turns).
+ROLE_ANCHORS = frozenset({"user", "assistant", "system", "tool"})
+
+
 def named(item: Item, query_words: set[str]) -> bool:
-    """Is the item's speaker (message) or subject (memory) named in the query?"""
+    """Is the item's speaker (message) or subject (memory) a person the query names (a role is not)?"""
     words = _WORD.findall(item.anchor.lower())
-    return bool(words) and all(word in query_words for word in words)
+    return bool(words) and " ".join(words) not in ROLE_ANCHORS and all(word in query_words for word in words)
 
 
 def _spread_to_neighbours(per_message: dict[str, float], settings: FusionSettings) -> None:
@@ -135,18 +140,36 @@ def spread(items: Mapping[str, Item], query: str, settings: FusionSettings) -> N
             item.score *= 1 + settings.speaker_boost
 
 
+def _same_text(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
+
+
 def dedupe(ordered: Sequence[Item]) -> list[Item]:
-    """Drop an item when every stored message it stands for is already carried by an item before it; that
-    item takes over the ranks it lacks (so a fact shown for its message still says the message matched)."""
+    """Drop what repeats a better item, nothing else:
+
+    - a memory whose text (words, case-insensitively) a better memory already says;
+    - a message or passage whose stored messages are all carried by better items (the memory distilled
+      from it, another passage of the same message).
+
+    Memories from one message each stay: "vegetarian", "hates spicy food" and "loves Italian restaurants"
+    said in one breath are three facts. The item kept takes over the ranks a dropped one had (so a fact
+    shown for its message still says the message matched)."""
     carrier: dict[str, Item] = {}
+    said: dict[str, Item] = {}
     kept: list[Item] = []
     for item in ordered:
-        if item.sources and all(source in carrier for source in item.sources):
+        keeper: Item | None = None
+        if item.type == "memory":
+            keeper = said.get(_same_text(item.text))
+        elif item.sources and all(source in carrier for source in item.sources):
             keeper = carrier[item.sources[0]]
+        if keeper is not None:
             for signal, rank in item.ranks.items():
                 keeper.ranks.setdefault(signal, rank)
             continue
         kept.append(item)
+        if item.type == "memory":
+            said.setdefault(_same_text(item.text), item)
         for source in item.sources:
             carrier.setdefault(source, item)
     return kept

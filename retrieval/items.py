@@ -6,12 +6,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ingestion.passages import first_passage
+
 
 @dataclass
 class Item:
-    key: str  # "memory:<uuid>", "message:<id>", "summary:<episode uuid>", "raw:<episode uuid>:<index>"
+    key: str  # "memory:<uuid>", "message:<id>", "passage:<id>", "summary:<episode uuid>",
+    # "raw:<episode uuid>:<index>"
     id: str
-    type: str  # memory | message | episode_summary
+    type: str  # memory | message | passage (part of a long message) | episode_summary
     text: str
     anchor: str  # what the context groups the item under (a memory's subject entity, a message's speaker)
     kind: str | None = None
@@ -26,6 +29,8 @@ class Item:
     #: The stored messages the item stands for, as "<episode uuid>:<index>": a message itself, a memory's
     #: evidence. Fusion adds up the votes for one message across items and dedupes on these.
     sources: list[str] = field(default_factory=list)
+    #: A passage's character span in its message's content (``content[start:end]``).
+    span: tuple[int, int] | None = None
     ranks: dict[str, int] = field(default_factory=dict)
     score: float = 0.0
     vote: float = 0.0  # the item's own fused vote, before it is shared with items of the same messages
@@ -41,7 +46,11 @@ class Item:
             "valid_until": self.valid_until,
             "score": round(self.score, 6),
             "ranks": self.ranks,
-            "provenance": {"episode_ids": self.episode_ids, "message_ids": self.message_ids},
+            "provenance": {
+                "episode_ids": self.episode_ids,
+                "message_ids": self.message_ids,
+                **({"span": list(self.span)} if self.span else {}),
+            },
         }
 
 
@@ -69,12 +78,25 @@ def item_from_row(row: dict[str, Any]) -> Item:
             message_ids=list(row["m_message_ids"] or []),
             sources=sorted(row["m_sources"] or []),
         )
+    if row.get("passage_id") is not None:
+        return Item(
+            key=f"passage:{row['passage_id']}",
+            id=str(row["passage_id"]),
+            type="passage",
+            text=row["pa_text"],
+            anchor=row["msg_speaker"] or "",
+            when=row["msg_date"],
+            episode_ids=[str(row["msg_episode_id"])],
+            message_ids=[row["msg_caller_id"]] if row["msg_caller_id"] else [],
+            sources=[message_source(row["msg_episode_id"], row["msg_index"])],
+            span=(row["pa_start"], row["pa_end"]),
+        )
     if row["message_id"] is not None:
         return Item(
             key=f"message:{row['message_id']}",
             id=str(row["message_id"]),
             type="message",
-            text=row["msg_content"],
+            text=first_passage(row["msg_content"]) if row.get("msg_passage_count") else row["msg_content"],
             anchor=row["msg_speaker"] or "",
             when=row["msg_date"],
             episode_ids=[str(row["msg_episode_id"])],
@@ -95,7 +117,7 @@ def item_from_row(row: dict[str, Any]) -> Item:
         key=f"raw:{row['raw_episode_id']}:{row['raw_index']}",
         id=f"{row['raw_episode_id']}:{row['raw_index']}",
         type="message",
-        text=row["raw_text"] or "",
+        text=first_passage(row["raw_text"] or ""),
         anchor=row["raw_name"] or "",
         status="unprocessed",
         episode_ids=[str(row["raw_episode_id"])],

@@ -29,6 +29,7 @@ from retrieval.signals import (
     keyword,
     messages,
     neighbours,
+    passages,
     sizes_cte,
     summaries,
     time,
@@ -52,6 +53,8 @@ def signal_sql() -> list[SignalSQL]:
         messages.build_vector(),
         messages.build_keyword(),
         messages.build_unprocessed(),
+        passages.build_vector(),
+        passages.build_keyword(),
         summaries.build(),
         time.build(),
     ]
@@ -80,7 +83,8 @@ SELECT p.*, h.*,
        ev.message_ids AS m_message_ids, ev.episode_ids AS m_episode_ids, ev.sources AS m_sources,
        msg.content AS msg_content, coalesce(nullif(msg.name, ''), msg.role) AS msg_speaker,
        msg.caller_id AS msg_caller_id, msg.episode_id AS msg_episode_id, msg.document_date AS msg_date,
-       msg.index AS msg_index,
+       msg.index AS msg_index, msg.passage_count AS msg_passage_count,
+       pa.text AS pa_text, pa.start AS pa_start, pa."end" AS pa_end,
        ep.summary AS ep_summary,
        (SELECT min(document_date) FROM memhq_episodemessage WHERE episode_id = ep.id) AS ep_date
 FROM (SELECT (SELECT max(received_at) FROM memhq_episode
@@ -99,7 +103,8 @@ LEFT JOIN LATERAL (
     LEFT JOIN LATERAL unnest(ev.message_indexes) AS idx ON true
     WHERE ev.memory_id = m.id
 ) AS ev ON h.memory_id IS NOT NULL
-LEFT JOIN memhq_episodemessage msg ON msg.id = h.message_id
+LEFT JOIN memhq_passage pa ON pa.id = h.passage_id
+LEFT JOIN memhq_episodemessage msg ON msg.id = coalesce(h.message_id, pa.message_id)
 LEFT JOIN memhq_episode ep ON ep.id = h.summary_episode_id
 """
 

@@ -133,7 +133,7 @@ def assemble(
     rerank(list(candidates.values()), as_of)
     spread(candidates, query_text, config)
     best = dedupe(ordered(list(candidates.values())))
-    kept, context, tokens = fit(best[:limit], max_tokens)
+    kept, context, tokens = fit(best[:limit], max_tokens, as_of)
     return RecallResult(
         items=kept,
         context=context,
@@ -174,7 +174,7 @@ def degraded(*, project_id: uuid.UUID, user_id: str, as_of: datetime, max_tokens
         )
         for memory in memories
     ]
-    kept, context, tokens = fit(items, max_tokens)
+    kept, context, tokens = fit(items, max_tokens, as_of)
     return RecallResult(
         items=kept, context=context, context_tokens=tokens, processed_through=None, degraded=True
     )

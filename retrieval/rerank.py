@@ -44,8 +44,13 @@ def rerank(items: list[Item], as_of: datetime) -> None:
         item.vote *= boost(item, as_of)
 
 
+#: Of items standing for the same messages (equal scores), which is shown: the memory (the distilled fact,
+#: with its validity: a superseded one says so, its raw message would not), then the passage that matched
+#: (rather than the start of its long message), then the rest.
+TYPE_ORDER = {"memory": 0, "passage": 1}
+
+
 def ordered(items: list[Item]) -> list[Item]:
-    """Best first: fused score; of items standing for the same messages (equal scores) the memory first (the
-    distilled fact, with its validity: a superseded one says so, its raw message would not), then the one
-    the signals found more directly; then the key (stable)."""
-    return sorted(items, key=lambda item: (-item.score, item.type != "memory", -item.vote, item.key))
+    """Best first: fused score; of items standing for the same messages (equal scores) by ``TYPE_ORDER``,
+    then the one the signals found more directly; then the key (stable)."""
+    return sorted(items, key=lambda item: (-item.score, TYPE_ORDER.get(item.type, 2), -item.vote, item.key))

@@ -26,7 +26,7 @@ from typing import Any, Final
 from django.conf import settings
 
 #: The ``sizes`` CTE's columns, in ``q.known_sizes`` order; the statement returns them with ``COLUMN_PREFIX``.
-FLAGS: Final = ("memories_exact", "messages_exact", "entities_exact")
+FLAGS: Final = ("memories_exact", "messages_exact", "entities_exact", "passages_exact")
 COLUMN_PREFIX: Final = "sizes_"
 #: Users remembered per process.
 MAX_USERS: Final = 10_000
@@ -37,6 +37,7 @@ class Sizes:
     memories_exact: bool
     messages_exact: bool
     entities_exact: bool
+    passages_exact: bool
 
     def as_param(self) -> str:
         """``q.known_sizes``: one letter per flag, ``t`` or ``f``, in ``FLAGS`` order. (One text, not three

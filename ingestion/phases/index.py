@@ -17,15 +17,16 @@ stored content and what recall shows are the message alone.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 import numpy as np
 from django.utils import timezone
 
+from ingestion import passages as splitter
 from ingestion.runner import PhaseOutcome
 from memhq.ai.provider import get_embedder
-from memhq.models import Episode, EpisodeMessage, Memory
+from memhq.models import Episode, EpisodeMessage, Memory, Passage
 
 
 @dataclass
@@ -33,6 +34,7 @@ class Embedded:
     messages: list[EpisodeMessage]
     memories: list[Memory]
     summary: np.ndarray | None
+    passages: list[Passage] = field(default_factory=list)
 
 
 #: How much of the question a reply is embedded with (the start of "<speaker>: <question>").
@@ -47,35 +49,86 @@ def message_text(message: EpisodeMessage) -> str:
     return f"{speaker}: {message.content}"
 
 
+def question_prefix(previous: EpisodeMessage | None) -> str:
+    """The start of the question a message answers (with a line break), or "" when the turn before is not
+    a question."""
+    if previous is None or not _ENDS_WITH_QUESTION.search(previous.content):
+        return ""
+    return f"{message_text(previous)[:QUESTION_CONTEXT_CHARS]}\n"
+
+
 def embedded_text(message: EpisodeMessage, previous: EpisodeMessage | None) -> str:
     """What a message is embedded as: :func:`message_text`, after the start of the question it answers."""
-    if previous is None or not _ENDS_WITH_QUESTION.search(previous.content):
-        return message_text(message)
-    return f"{message_text(previous)[:QUESTION_CONTEXT_CHARS]}\n{message_text(message)}"
+    return question_prefix(previous) + message_text(message)
+
+
+def passages_of(message: EpisodeMessage, previous: EpisodeMessage | None) -> list[tuple[Passage, str]]:
+    """A long message's passages (``ingestion.passages``), each with the text it is embedded as: the
+    speaker and the passage (the first one after the start of the question it answers, like a message)."""
+    found = splitter.split(message.content)
+    message.passage_count = len(found)
+    speaker = message.name or message.role
+    question = question_prefix(previous)
+    return [
+        (
+            Passage(
+                message=message,
+                episode_id=message.episode_id,
+                project_id=message.project_id,
+                user_id=message.user_id,
+                message_index=message.index,
+                ordinal=ordinal,
+                start=part.start,
+                end=part.end,
+                text=part.text,
+                document_date=message.document_date,
+            ),
+            f"{question if ordinal == 0 else ''}{speaker}: {part.text}",
+        )
+        for ordinal, part in enumerate(found)
+    ]
 
 
 def compute(episode: Episode) -> Embedded:
     messages = list(
-        EpisodeMessage.objects.filter(episode=episode).order_by("index").only("pk", "name", "role", "content")
+        EpisodeMessage.objects.filter(episode=episode)
+        .order_by("index")
+        .only("episode_id", "project_id", "user_id", "index", "name", "role", "content", "document_date")
     )
     missing = list(Memory.objects.filter(episode=episode, embedding__isnull=True).only("pk", "text"))
     texts = [embedded_text(m, messages[i - 1] if i else None) for i, m in enumerate(messages)]
+    parts = [part for i, m in enumerate(messages) for part in passages_of(m, messages[i - 1] if i else None)]
+    texts += [text for _, text in parts]
     texts += [m.text for m in missing]
     if episode.summary:
         texts.append(episode.summary)
     vectors = get_embedder().embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
     for message, vector in zip(messages, vectors[: len(messages)], strict=True):
         message.embedding = vector
-    for memory, vector in zip(missing, vectors[len(messages) : len(messages) + len(missing)], strict=True):
+    offset = len(messages)
+    for (passage, _), vector in zip(parts, vectors[offset : offset + len(parts)], strict=True):
+        passage.embedding = vector
+    offset += len(parts)
+    for memory, vector in zip(missing, vectors[offset : offset + len(missing)], strict=True):
         memory.embedding = vector
     summary = vectors[-1] if episode.summary else None
-    return Embedded(messages=messages, memories=missing, summary=summary)
+    return Embedded(
+        messages=messages, memories=missing, summary=summary, passages=[passage for passage, _ in parts]
+    )
 
 
 def store(episode: Episode, data: Embedded) -> PhaseOutcome:
     now = timezone.now()
-    EpisodeMessage.objects.bulk_update(data.messages, ["embedding"])
+    EpisodeMessage.objects.bulk_update(data.messages, ["embedding", "passage_count"])
+    Passage.objects.filter(episode=episode).delete()  # a retried phase writes them again, once
+    Passage.objects.bulk_create(data.passages)
     Memory.objects.bulk_update(data.memories, ["embedding"])
     indexed = Memory.objects.filter(episode=episode, indexed_at__isnull=True).update(indexed_at=now)
     Episode.objects.filter(pk=episode.pk).update(summary_embedding=data.summary, indexed_at=now)
-    return PhaseOutcome(counts={"messages_embedded": len(data.messages), "memories_indexed": indexed})
+    return PhaseOutcome(
+        counts={
+            "messages_embedded": len(data.messages),
+            "passages": len(data.passages),
+            "memories_indexed": indexed,
+        }
+    )

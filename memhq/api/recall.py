@@ -38,11 +38,16 @@ class RecallRequestSerializer(StrictSerializer):
 class ProvenanceSerializer(serializers.Serializer):
     episode_ids = serializers.ListField(child=serializers.CharField())
     message_ids = serializers.ListField(child=serializers.CharField())
+    span = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="A passage's [start, end) character offsets in its message's content.",
+    )
 
 
 class RecallItemSerializer(serializers.Serializer):
     id = serializers.CharField()
-    type = serializers.ChoiceField(choices=["memory", "message", "episode_summary"])
+    type = serializers.ChoiceField(choices=["memory", "message", "passage", "episode_summary"])
     text = serializers.CharField()
     kind = serializers.CharField(allow_null=True)
     status = serializers.CharField(allow_null=True)

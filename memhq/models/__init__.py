@@ -3,6 +3,7 @@ from memhq.models.entities import Entity
 from memhq.models.episodes import Candidate, Episode, EpisodeMessage, EpisodePhase, EpisodeStatus
 from memhq.models.journal import Batch, BatchKind, JournalEntry
 from memhq.models.memories import Evidence, Memory, MemoryKind, MemoryOrigin, MemoryStatus
+from memhq.models.passages import Passage
 from memhq.models.tenancy import ApiKey, Project
 from memhq.models.threads import Thread, ThreadMessage, ThreadStatus
 from memhq.models.webhooks import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent
@@ -27,6 +28,7 @@ __all__ = [
     "MemoryKind",
     "MemoryOrigin",
     "MemoryStatus",
+    "Passage",
     "Project",
     "Thread",
     "ThreadMessage",

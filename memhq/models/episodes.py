@@ -104,6 +104,9 @@ class EpisodeMessage(models.Model):
     document_date = models.DateTimeField(null=True, blank=True)
     time_mentions = models.JSONField(default=list, blank=True)
     embedding = VectorField(dimensions=EMBEDDING_DIM, null=True, blank=True)
+    #: How many passages the index phase cut the message into (0: short, searched and shown whole; else
+    #: recall searches its passages instead of it).
+    passage_count = models.PositiveSmallIntegerField(default=0, db_default=0)
     search_vector = models.GeneratedField(
         expression=SearchVector("name", "content", config=FULL_TEXT_CONFIG),
         output_field=SearchVectorField(),

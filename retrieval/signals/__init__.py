@@ -8,9 +8,11 @@ puts first:
     terms(lexeme text, tsq tsquery, msg_idf float8, mem_idf float8, ...),
     term_sets(msg_tsq tsquery, mem_tsq tsquery)                                (see retrieval.signals.terms)
 
-    sizes(memories_exact bool, messages_exact bool, entities_exact bool)   (see :func:`sizes_cte`)
+    sizes(memories_exact bool, messages_exact bool, entities_exact bool, passages_exact bool)
+                                                                        (see :func:`sizes_cte`)
 
-A hit is a memory (``memory_id``), an episode message (``message_id``), an episode summary
+A hit is a memory (``memory_id``), an episode message (``message_id``), a passage of a long message
+(``passage_id``), an episode summary
 (``episode_id``), or a message of an episode not persisted yet (``raw_*`` columns). ``score`` is the signal's
 own relevance (higher is better; fusion normalises it per signal).
 """
@@ -27,6 +29,7 @@ from retrieval import sizes
 HIT_COLUMNS = {
     "memory_id": "uuid",
     "message_id": "bigint",
+    "passage_id": "bigint",
     "summary_episode_id": "uuid",
     "raw_episode_id": "uuid",
     "raw_index": "int",
@@ -76,7 +79,7 @@ def sizes_cte() -> str:
 
     return f"""sizes AS MATERIALIZED (
         SELECT {few("memhq_memory", "memories_exact")}, {few("memhq_episodemessage", "messages_exact")},
-               {few("memhq_entity", "entities_exact")})"""
+               {few("memhq_entity", "entities_exact")}, {few("memhq_passage", "passages_exact")})"""
 
 
 def nearest(*, table: str, alias: str, where: str, exact: str, limit: int) -> str:

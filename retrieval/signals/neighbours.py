@@ -1,11 +1,11 @@
 """Neighbour expansion: the turns next to the best hits. Evidence is often a neighbour of what matched: the
 answer after a question that matched, the speaker's next turn that goes on with the story.
 
-Seeds are the top ``SEEDS_PER_SIGNAL`` hits of the message signals and the source messages of the top hits
-of the memory signals (their evidence). For each seed the messages at ``OFFSETS`` (same episode) are
-returned, best seed first, ``SIGNAL_LIMIT`` at most. The rows have no score of their own: fusion gives a
-message next to one of the best messages a share of that message's fused score
-(``settings.MEMHQ_NEIGHBOUR_WEIGHTS``), so a neighbour only rises with a seed that ranks high.
+Seeds are the top ``SEEDS_PER_SIGNAL`` hits of the message signals, the messages of the top passages, and
+the source messages of the top hits of the memory signals (their evidence). For each seed the messages at
+``OFFSETS`` (same episode) are returned, best seed first, ``SIGNAL_LIMIT`` at most. The rows have no
+score of their own: fusion gives a message next to one of the best messages a share of that message's fused
+score (``settings.MEMHQ_NEIGHBOUR_WEIGHTS``), so a neighbour only rises with a seed that ranks high.
 
 Unlike the other signals this one reads the others' hits (``base_hits``), still in the same statement.
 """
@@ -23,6 +23,7 @@ OFFSETS: Final = (1, 2, -1, -2)
 #: How many top hits of each signal seed neighbours.
 SEEDS_PER_SIGNAL: Final = 5
 MESSAGE_SIGNALS: Final = ("message_vector", "message_keyword", "time")
+PASSAGE_SIGNALS: Final = ("passage_vector", "passage_keyword")
 MEMORY_SIGNALS: Final = ("vector", "keyword")
 
 
@@ -39,6 +40,10 @@ def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
                 SELECT msg.episode_id, msg.index AS idx, h.rank
                 FROM base_hits h JOIN memhq_episodemessage msg ON msg.id = h.message_id
                 WHERE h.signal IN ({_names(MESSAGE_SIGNALS)}) AND h.rank <= {SEEDS_PER_SIGNAL}
+                UNION ALL
+                SELECT pa.episode_id, pa.message_index AS idx, h.rank
+                FROM base_hits h JOIN memhq_passage pa ON pa.id = h.passage_id
+                WHERE h.signal IN ({_names(PASSAGE_SIGNALS)}) AND h.rank <= {SEEDS_PER_SIGNAL}
                 UNION ALL
                 SELECT ev.episode_id, source.idx, h.rank
                 FROM base_hits h JOIN memhq_evidence ev ON ev.memory_id = h.memory_id

@@ -46,7 +46,7 @@ def test_the_decision_is_remembered_and_not_recounted_within_the_ttl(
 ) -> None:
     make_memories(project, "alice", [f"Alice note {i}" for i in range(20)])
     assert memories_exact(run(project))
-    assert sizes.known(project.pk, "alice") == sizes.Sizes(True, True, True)
+    assert sizes.known(project.pk, "alice") == sizes.Sizes(True, True, True, True)
     shrink_the_threshold(monkeypatch)
     assert memories_exact(run(project))  # told, not counted
     sizes.forget_all()
@@ -88,13 +88,20 @@ def test_the_cache_is_bounded_least_recently_used_out(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sizes, "MAX_USERS", 2)
-    row = {"sizes_memories_exact": True, "sizes_messages_exact": True, "sizes_entities_exact": False}
+    row = {
+        "sizes_memories_exact": True,
+        "sizes_messages_exact": True,
+        "sizes_entities_exact": False,
+        "sizes_passages_exact": True,
+    }
     for user in ("a", "b"):
         sizes.remember(project.pk, user, row)
     assert sizes.known(project.pk, "a") is not None  # "a" is now the most recently used
     sizes.remember(project.pk, "c", row)
     assert sizes.known(project.pk, "b") is None
-    assert sizes.known(project.pk, "a") == sizes.known(project.pk, "c") == sizes.Sizes(True, True, False)
+    assert (
+        sizes.known(project.pk, "a") == sizes.known(project.pk, "c") == sizes.Sizes(True, True, False, True)
+    )
 
 
 def test_a_row_without_the_decision_is_not_remembered(project: Project) -> None:

@@ -1,0 +1,136 @@
+"""Long messages as passages (DESIGN §3.6): what recall searches and returns for a long turn is the part that
+matched, not the whole turn.
+
+A message longer than ``SPLIT_ABOVE_TOKENS`` is cut into passages of at most ``MAX_TOKENS`` tokens (the
+embedder's WordPiece tokens, ``memhq.ai.tokens``), each with its character span in the message. Cuts follow
+the text's own structure, coarsest first:
+
+1. blocks: fenced code blocks (```…```) stay whole when they fit, paragraphs are separated by blank lines;
+2. a block too long for one passage is cut at sentence ends (prose) or line ends (code, lists);
+3. a single sentence or line still too long is cut at word boundaries.
+
+The pieces are then packed in order: a passage grows while it stays within ``MAX_TOKENS``, and a piece that
+would overflow starts the next passage, unless the passage so far is shorter than ``MIN_TOKENS`` (then it
+overflows a little rather than leaving a fragment). A message at or below ``SPLIT_ABOVE_TOKENS`` stays whole:
+one passage would only repeat it.
+
+Why these sizes: the embedder reads at most 256 tokens (``memhq.ai.embeddings.MAX_TOKENS``), so a passage
+of ≤ 200 is embedded whole, and 100-200 tokens is a few sentences or one code block: enough context to be
+understood alone, small enough that two or three of them never fill a 2,000-token context.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from memhq.ai.tokens import count_tokens_batch
+
+#: Messages longer than this are indexed as passages.
+SPLIT_ABOVE_TOKENS: Final = 250
+#: A passage holds at most this many tokens (a piece longer than that alone is cut at words).
+MAX_TOKENS: Final = 200
+#: A passage shorter than this takes the next piece even past MAX_TOKENS (no tiny fragments).
+MIN_TOKENS: Final = 60
+
+_FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
+_BLANK_LINES = re.compile(r"\n[ \t]*\n")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+_LINE_END = re.compile(r"\n")
+_WORD_GAP = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Passage:
+    start: int  # character offsets in the message content: content[start:end]
+    end: int
+    text: str
+
+
+def _cut(text: str, start: int, end: int, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    """``text[start:end]`` cut after every match of ``pattern`` (a separator stays with the piece before)."""
+    pieces: list[tuple[int, int]] = []
+    position = start
+    for match in pattern.finditer(text, start, end):
+        if match.end() > position:
+            pieces.append((position, match.end()))
+            position = match.end()
+    if position < end:
+        pieces.append((position, end))
+    return pieces
+
+
+def _blocks(text: str) -> list[tuple[int, int, bool]]:
+    """Fenced code blocks and the paragraphs between them, as (start, end, is_code)."""
+    blocks: list[tuple[int, int, bool]] = []
+    position = 0
+    for fence in _FENCE.finditer(text):
+        blocks.extend((s, e, False) for s, e in _cut(text, position, fence.start(), _BLANK_LINES))
+        blocks.append((fence.start(), fence.end(), True))
+        position = fence.end()
+    blocks.extend((s, e, False) for s, e in _cut(text, position, len(text), _BLANK_LINES))
+    return [(s, e, code) for s, e, code in blocks if text[s:e].strip()]
+
+
+def _pieces(text: str) -> list[tuple[int, int]]:
+    """The smallest pieces that need no cut inside them, in order (each ≤ MAX_TOKENS where possible)."""
+    blocks = _blocks(text)
+    sizes = count_tokens_batch([text[s:e] for s, e, _ in blocks])
+    pieces: list[tuple[int, int]] = []
+    for (start, end, code), size in zip(blocks, sizes, strict=True):
+        if size <= MAX_TOKENS:
+            pieces.append((start, end))
+            continue
+        finer = _cut(text, start, end, _LINE_END if code else _SENTENCE_END)
+        if not code and len(finer) == 1:  # prose without sentence ends: lists, logs
+            finer = _cut(text, start, end, _LINE_END)
+        finer_sizes = count_tokens_batch([text[s:e] for s, e in finer])
+        for (s, e), piece_size in zip(finer, finer_sizes, strict=True):
+            pieces.extend([(s, e)] if piece_size <= MAX_TOKENS else _by_words(text, s, e, piece_size))
+    return pieces
+
+
+def _by_words(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
+    """A piece too long on its own, cut at word gaps into runs of about MAX_TOKENS tokens."""
+    gaps = [match.end() for match in _WORD_GAP.finditer(text, start, end)]
+    parts = -(-size // MAX_TOKENS)  # ceil
+    if not gaps or parts < 2:
+        return [(start, end)]
+    cuts = sorted({gaps[min(len(gaps) - 1, len(gaps) * step // parts)] for step in range(1, parts)})
+    bounds = [start, *cuts, end]
+    return [(s, e) for s, e in zip(bounds, bounds[1:], strict=False) if e > s]
+
+
+def split(text: str) -> list[Passage]:
+    """The passages of a message's content; ``[]`` when it is short enough to stay whole."""
+    if count_tokens_batch([text])[0] <= SPLIT_ABOVE_TOKENS:
+        return []
+    pieces = _pieces(text)
+    sizes = count_tokens_batch([text[s:e] for s, e in pieces])
+    spans: list[tuple[int, int]] = []
+    used = 0
+    for (start, end), size in zip(pieces, sizes, strict=True):
+        if spans and (used + size <= MAX_TOKENS or used < MIN_TOKENS):
+            spans[-1] = (spans[-1][0], end)
+            used += size
+        else:
+            spans.append((start, end))
+            used = size
+    passages = []
+    for start, end in spans:
+        # Trim the whitespace at both ends; the span still points at exactly the text kept.
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if end > start:
+            passages.append(Passage(start, end, text[start:end]))
+    return passages
+
+
+def first_passage(text: str) -> str:
+    """What a long message is shown as when recall found the message itself, not one of its passages (a
+    neighbour of a hit, a message of an episode not indexed yet): its first passage, marked as cut."""
+    passages = split(text)
+    return f"{passages[0].text} …" if passages else text

@@ -1,0 +1,58 @@
+"""Long messages are cut into passages along their own structure; short ones stay whole."""
+
+from __future__ import annotations
+
+from ingestion import passages
+from memhq.ai.tokens import count_tokens
+
+
+def prose(sentences: int, topic: str = "garden") -> str:
+    return " ".join(
+        f"Sentence {n} says something about the {topic} and the weather of that week in some detail."
+        for n in range(sentences)
+    )
+
+
+def test_a_short_message_stays_whole() -> None:
+    assert passages.split("I moved to Porto last spring and I love it.") == []
+    assert passages.first_passage("Short.") == "Short."
+
+
+def test_a_long_message_is_cut_into_bounded_passages_whose_spans_point_at_their_text() -> None:
+    text = prose(60)
+    found = passages.split(text)
+    assert len(found) >= 3
+    for part in found:
+        assert text[part.start : part.end] == part.text
+        assert passages.MIN_TOKENS <= count_tokens(part.text) <= passages.MAX_TOKENS + 40
+        assert part.text.startswith("Sentence") and part.text.endswith(".")  # cut at sentence ends
+    assert [part.start for part in found] == sorted(part.start for part in found)
+    assert found[0].start == 0 and found[-1].end == len(text)
+
+
+def test_a_code_block_that_fits_is_never_cut() -> None:
+    code = "```python\n" + "\n".join(f"total_{n} = compute(value_{n})" for n in range(12)) + "\n```"
+    text = f"{prose(12)}\n\n{code}\n\n{prose(12, 'kitchen')}"
+    found = passages.split(text)
+    assert count_tokens(code) < passages.MAX_TOKENS
+    assert any(code in part.text for part in found)
+    assert not any(part.text.startswith("total_") for part in found)
+
+
+def test_a_huge_block_without_sentence_ends_is_cut_at_lines_then_words() -> None:
+    listing = "\n".join(f"- item {n} with a short note" for n in range(120))
+    one_line = " ".join(f"word{n}" for n in range(900))
+    for text in (listing, one_line):
+        found = passages.split(text)
+        assert len(found) > 2
+        assert all(count_tokens(part.text) <= passages.MAX_TOKENS + passages.MIN_TOKENS for part in found)
+        assert "".join(part.text for part in found).replace("\n", "").replace(" ", "") == text.replace(
+            "\n", ""
+        ).replace(" ", "")
+
+
+def test_first_passage_marks_the_cut() -> None:
+    text = prose(60)
+    shown = passages.first_passage(text)
+    assert shown.endswith(" …") and text.startswith(shown[:-2])
+    assert count_tokens(shown) < count_tokens(text) / 2

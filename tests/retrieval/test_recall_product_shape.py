@@ -1,0 +1,91 @@
+"""Recall on the product's shape (one person talking with an assistant): several facts from one message each
+compete, long turns come back as the passage that matched, a role is not a name, and ``as_of`` renders what
+was true then."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from rest_framework.test import APIClient
+
+from ingestion.pipeline import run_inline
+from memhq.ai.tokens import count_tokens
+from memhq.models import EpisodeMessage, Passage, Project
+from retrieval.fusion import named
+from retrieval.items import Item
+from retrieval.render import item_line
+from tests.ingestion.helpers import make_episode
+
+RECALL = "/v1/memhq/recall"
+
+
+def turns(project: Project, messages: list[tuple[str, str]], when: str, user: str = "alice") -> None:
+    body = [
+        {"role": role, "content": content, "id": f"{when}-{n}"} for n, (role, content) in enumerate(messages)
+    ]
+    run_inline(make_episode(project, body, user, timestamp=when).pk)
+
+
+def test_every_fact_of_one_message_is_recalled_on_its_own(project: Project, api: APIClient) -> None:
+    turns(
+        project,
+        [("user", "I am vegetarian and I hate spicy food. I love Italian restaurants.")],
+        "2026-03-01T10:00:00Z",
+    )
+    response = api.post(RECALL, {"user_id": "alice", "query": "a restaurant for a family dinner"}, "json")
+    facts = [item["text"] for item in response.json()["items"] if item["type"] == "memory"]
+    assert len(facts) >= 3, facts
+    assert response.json()["fact_count"] == len(facts)
+
+
+def long_reply(topic: str, detail: str) -> str:
+    filler = " ".join(
+        f"Step {n} of the {topic} plan is to review the notes and keep the schedule in order."
+        for n in range(40)
+    )
+    return f"{filler}\n\n{detail}\n\n{filler}"
+
+
+def test_a_long_turn_is_recalled_as_the_passage_that_matched(project: Project, api: APIClient) -> None:
+    detail = "For the database we settled on PostgreSQL 16 with the pgvector extension for embeddings."
+    turns(
+        project,
+        [
+            ("user", "Can you help me plan the backend of my recipe app?"),
+            ("assistant", long_reply("backend", detail)),
+        ],
+        "2026-03-02T10:00:00Z",
+    )
+    message = EpisodeMessage.objects.get(role="assistant")
+    assert message.passage_count == Passage.objects.filter(message=message).count() > 2
+    response = api.post(RECALL, {"user_id": "alice", "query": "Which database with pgvector?"}, "json")
+    body = response.json()
+    passage = next(item for item in body["items"] if item["type"] == "passage")
+    assert "PostgreSQL 16" in passage["text"]
+    start, end = passage["provenance"]["span"]
+    assert message.content[start:end] == passage["text"]
+    assert count_tokens(passage["text"]) < count_tokens(message.content) / 3
+    assert not any(item["text"] == message.content for item in body["items"])
+
+
+def test_a_role_is_not_a_name_the_query_gives() -> None:
+    user_turn = Item(key="m", id="m", type="message", text="t", anchor="user")
+    ana = Item(key="a", id="a", type="message", text="t", anchor="Ana")
+    assert not named(user_turn, {"what", "does", "the", "user", "like"})
+    assert named(ana, {"what", "does", "ana", "like"})
+
+
+def test_as_of_shows_a_fact_that_was_true_then_without_its_later_end() -> None:
+    fact = Item(
+        key="f",
+        id="f",
+        type="memory",
+        text="User works at Initech.",
+        anchor="user",
+        valid_from=datetime(2026, 6, 2, tzinfo=UTC),
+        valid_until=datetime(2026, 11, 15, tzinfo=UTC),
+    )
+    assert item_line(fact, datetime(2026, 7, 1, tzinfo=UTC)) == "- User works at Initech. (2026-06-02)"
+    ended = "- User works at Initech. (2026-06-02 to 2026-11-15, no longer true)"
+    assert item_line(fact, datetime(2026, 12, 1, tzinfo=UTC)) == ended
+    assert item_line(fact) == ended
