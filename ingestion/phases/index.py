@@ -1,4 +1,9 @@
-"""Phase 6 — embed the episode's messages and summary (batched) and make its memories visible to recall.
+"""Phase 6 — embed the episode's messages, passages and summary (batched) and make its memories visible to
+recall.
+
+Filler turns (``ingestion.filler``: chatter, an assistant's empty question back) are marked and not
+embedded: recall never spends a slot on them. A long message is also cut into passages
+(``ingestion.passages``), each embedded on its own; the message keeps its own vector (its first 256 tokens).
 
 Memories created by reconcile already carry the embedding of their claim (computed there to compare with
 existing memories), so only memories still missing one are embedded here. A memory is visible to recall
@@ -24,6 +29,7 @@ import numpy as np
 from django.utils import timezone
 
 from ingestion import passages as splitter
+from ingestion.filler import is_filler
 from ingestion.runner import PhaseOutcome
 from memhq.ai.provider import get_embedder
 from memhq.models import Episode, EpisodeMessage, Memory, Passage
@@ -96,16 +102,20 @@ def compute(episode: Episode) -> Embedded:
         .only("episode_id", "project_id", "user_id", "index", "name", "role", "content", "document_date")
     )
     missing = list(Memory.objects.filter(episode=episode, embedding__isnull=True).only("pk", "text"))
-    texts = [embedded_text(m, messages[i - 1] if i else None) for i, m in enumerate(messages)]
-    parts = [part for i, m in enumerate(messages) for part in passages_of(m, messages[i - 1] if i else None)]
+    names = tuple({m.name for m in messages if m.name})
+    for message in messages:
+        message.filler = is_filler(message.role, message.content, names)
+    searched = [(m, messages[i - 1] if i else None) for i, m in enumerate(messages) if not m.filler]
+    texts = [embedded_text(m, previous) for m, previous in searched]
+    parts = [part for m, previous in searched for part in passages_of(m, previous)]
     texts += [text for _, text in parts]
     texts += [m.text for m in missing]
     if episode.summary:
         texts.append(episode.summary)
     vectors = get_embedder().embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
-    for message, vector in zip(messages, vectors[: len(messages)], strict=True):
+    for (message, _), vector in zip(searched, vectors[: len(searched)], strict=True):
         message.embedding = vector
-    offset = len(messages)
+    offset = len(searched)
     for (passage, _), vector in zip(parts, vectors[offset : offset + len(parts)], strict=True):
         passage.embedding = vector
     offset += len(parts)
@@ -119,7 +129,7 @@ def compute(episode: Episode) -> Embedded:
 
 def store(episode: Episode, data: Embedded) -> PhaseOutcome:
     now = timezone.now()
-    EpisodeMessage.objects.bulk_update(data.messages, ["embedding", "passage_count"])
+    EpisodeMessage.objects.bulk_update(data.messages, ["embedding", "passage_count", "filler"])
     Passage.objects.filter(episode=episode).delete()  # a retried phase writes them again, once
     Passage.objects.bulk_create(data.passages)
     Memory.objects.bulk_update(data.memories, ["embedding"])
@@ -127,7 +137,8 @@ def store(episode: Episode, data: Embedded) -> PhaseOutcome:
     Episode.objects.filter(pk=episode.pk).update(summary_embedding=data.summary, indexed_at=now)
     return PhaseOutcome(
         counts={
-            "messages_embedded": len(data.messages),
+            "messages_embedded": sum(1 for message in data.messages if message.embedding is not None),
+            "filler": sum(1 for message in data.messages if message.filler),
             "passages": len(data.passages),
             "memories_indexed": indexed,
         }

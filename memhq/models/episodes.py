@@ -107,6 +107,8 @@ class EpisodeMessage(models.Model):
     #: How many passages the index phase cut the message into (0: short, searched and shown whole; else
     #: recall searches its passages instead of it).
     passage_count = models.PositiveSmallIntegerField(default=0, db_default=0)
+    #: Chatter or an empty question back (``ingestion.filler``), set by the index phase: recall skips it.
+    filler = models.BooleanField(default=False, db_default=False)
     search_vector = models.GeneratedField(
         expression=SearchVector("name", "content", config=FULL_TEXT_CONFIG),
         output_field=SearchVectorField(),

@@ -1,5 +1,7 @@
 """Raw conversation: vector kNN and BM25 full-text over episode messages, and full-text over the messages of
-episodes not persisted yet (read-your-writes: what the user said a second ago is never invisible)."""
+episodes not persisted yet (read-your-writes: what the user said a second ago is never invisible).
+
+Filler turns (``ingestion.filler``) are not searched: they have no embedding, and full text skips them."""
 
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ def build_vector(limit: int = SIGNAL_LIMIT) -> SignalSQL:
 
 
 def build_keyword(limit: int = SIGNAL_LIMIT) -> SignalSQL:
-    ranked = bm25_select(table="memhq_episodemessage msg", alias="msg", where=USER_MESSAGE, corpus="msg")
+    where = f"{USER_MESSAGE} AND NOT msg.filler"
+    ranked = bm25_select(table="memhq_episodemessage msg", alias="msg", where=where, corpus="msg")
     inner = f"SELECT r.id, r.score FROM ({ranked}) AS r ORDER BY r.score DESC, r.id DESC LIMIT {limit}"
     return SignalSQL(KEYWORD, hits_select(KEYWORD, inner, message_id="id", score="score"))
 

@@ -1,8 +1,10 @@
-"""Long messages are cut into passages along their own structure; short ones stay whole."""
+"""Long messages are cut into passages along their own structure; short ones stay whole. Filler turns are
+recognised."""
 
 from __future__ import annotations
 
 from ingestion import passages
+from ingestion.filler import is_filler
 from memhq.ai.tokens import count_tokens
 
 
@@ -56,3 +58,12 @@ def test_first_passage_marks_the_cut() -> None:
     shown = passages.first_passage(text)
     assert shown.endswith(" …") and text.startswith(shown[:-2])
     assert count_tokens(shown) < count_tokens(text) / 2
+
+
+def test_filler_is_chatter_or_an_assistants_empty_question_back_and_nothing_with_content() -> None:
+    assert is_filler("assistant", "Exciting! Is anyone else coming along?")
+    assert is_filler("assistant", "You're welcome! Let me know if you need anything else.")
+    assert is_filler("user", "Thanks so much!")
+    assert not is_filler("assistant", "Shall I book a table at Trattoria Roma for Friday at 7?")
+    assert not is_filler("assistant", "Great choice! The place has vegetarian options and opens at noon.")
+    assert not is_filler("user", "Can you find a vegan place near my office?")

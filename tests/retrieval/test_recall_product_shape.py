@@ -89,3 +89,19 @@ def test_as_of_shows_a_fact_that_was_true_then_without_its_later_end() -> None:
     ended = "- User works at Initech. (2026-06-02 to 2026-11-15, no longer true)"
     assert item_line(fact, datetime(2026, 12, 1, tzinfo=UTC)) == ended
     assert item_line(fact) == ended
+
+
+def test_an_assistants_filler_never_takes_a_slot(project: Project, api: APIClient) -> None:
+    turns(
+        project,
+        [
+            ("user", "We are driving to the lake house in Maine for the weekend."),
+            ("assistant", "Exciting! Is anyone else coming along?"),
+            ("user", "My brother Tom is coming with his dog."),
+        ],
+        "2026-03-03T10:00:00Z",
+    )
+    assert EpisodeMessage.objects.get(role="assistant").filler
+    response = api.post(RECALL, {"user_id": "alice", "query": "Who is coming to the lake house?"}, "json")
+    texts = [item["text"] for item in response.json()["items"]]
+    assert texts and not any("Exciting" in text for text in texts)
