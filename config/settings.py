@@ -207,42 +207,9 @@ MEMHQ_STALL_TIMEOUT_S = env_int("MEMHQ_STALL_TIMEOUT_S", 300)
 MEMHQ_QUEUED_GRACE_S = env_int("MEMHQ_QUEUED_GRACE_S", 30)
 
 # Retrieval (DESIGN §5).
-# Fusion (retrieval/fusion.py): each signal's vote for a hit is MEMHQ_FUSION_SCORE_SHARE × its min-max
-# normalised score + the rest × its Reciprocal Rank Fusion term (k = MEMHQ_RRF_K, scaled so rank 1 = 1).
-# 0 = plain weighted RRF. `memhq_eval --signals` also scores RRF (k = 60) and scores alone, side by side.
-MEMHQ_FUSION_SCORE_SHARE = env_float("MEMHQ_FUSION_SCORE_SHARE", 0.5)
-MEMHQ_RRF_K = env_int("MEMHQ_RRF_K", 20)
-# Signal weights, for either fusion.
-# Tuned on locomo-dev with `memhq_eval --signals` (and checked tuned-on-3/tested-on-2 conversations): raw
-# messages and memory vectors carry most of the evidence; the time anchor is sharp when the query names a
-# date; the entity anchor and summaries add context more than ranked evidence, so they vote less.
-# message_vector 0.6 → 0.9 once replies were embedded with their question (ingestion/phases/index.py):
-# frac@10 0.8155 → 0.8256 and 0.8168 → 0.8242 on two ingests, multi-hop all@10 unchanged (0.366, 0.359);
-# better or equal on 4 of the 5 conversations in both; 0.75 and 1.05 measured less.
-MEMHQ_SIGNAL_WEIGHTS = {
-    "vector": 0.9,
-    "keyword": 0.3,
-    "entity": 1.0,
-    "message_vector": 0.9,
-    "message_keyword": 1.4,
-    # Passages of long messages (ingestion/passages.py) are searched like messages.
-    "passage_vector": 0.9,
-    "passage_keyword": 1.4,
-    "unprocessed": 1.0,
-    "summary": 0.3,
-    "time": 1.5,
-}
-# How much a memory's vote counts toward the message(s) it was distilled from (memories mostly restate one
-# message: counting them fully double-counts it).
-MEMHQ_MEMORY_SHARE = env_float("MEMHQ_MEMORY_SHARE", 0.5)
-# Score ×(1+this) for messages spoken by / memories about someone the query names. The vector signals embed
-# the query without those names (retrieval/dense_query.py), so this boost is what ties them back to the
-# person: 0.6 → 1.0 gave multi-hop all@10 0.324 → 0.345 on locomo-dev (1.2: the same).
-MEMHQ_SPEAKER_BOOST = env_float("MEMHQ_SPEAKER_BOOST", 1.0)
-# Neighbour expansion: share of a top message's score given to the turn at each offset from it, for the
-# MEMHQ_NEIGHBOUR_SEEDS best messages (the next turn often answers, the speaker's own turns go on).
-MEMHQ_NEIGHBOUR_WEIGHTS = {1: 0.4, 2: 0.4, -1: 0.2, -2: 0.2}
-MEMHQ_NEIGHBOUR_SEEDS = env_int("MEMHQ_NEIGHBOUR_SEEDS", 20)
+# Recall's ranking parameters (fusion weights, RRF k, boosts, neighbours, recency) are properties of the
+# method, not of a deployment: they live with their defaults and reasons in retrieval/config.py
+# (RetrievalConfig) and are tuned with `memhq_eval`, so none is an environment variable.
 
 # Working memory (threads). A thread's pending messages become an episode this long after its last message
 # (a project may override it: Project.settings["auto_episode_interval"], seconds).

@@ -1,4 +1,5 @@
-"""Fusion: from each signal's ranked, scored hits to one score per item. Pure: no I/O, no randomness.
+"""Fusion: from each signal's ranked, scored hits to one score per item. Pure: no I/O, no randomness; each
+step returns new items and leaves its input as it was. Its parameters: ``retrieval.config.RetrievalConfig``.
 
 1. **Votes.** Each signal votes for its hits with a blend of two things: the hit's score min-max normalised
    over the signal's hits (a cosine and a BM25 score become comparable; the best hit 1, the worst 0), and
@@ -33,26 +34,14 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from retrieval.config import RetrievalConfig
 from retrieval.items import Item
 
 _WORD = re.compile(r"[a-z0-9]+")
 
 NEIGHBOUR = "neighbour"
-
-
-@dataclass(frozen=True)
-class FusionSettings:
-    """What ``settings.MEMHQ_*`` says (see config/settings.py); the steps above use these."""
-
-    weights: Mapping[str, float]
-    memory_share: float
-    speaker_boost: float
-    neighbour_weights: Mapping[int, float]
-    neighbour_seeds: int
-    score_share: float = 0.5  # 1 = normalised scores only, 0 = Reciprocal Rank Fusion only
-    rrf_k: int = 20  # RRF's k: larger flattens the difference between ranks (the RRF paper used 60)
 
 
 @dataclass(frozen=True)
@@ -73,15 +62,15 @@ def normalise(scores: Sequence[float | None]) -> list[float]:
     return [1.0 if score is None or span <= 0 else (score - low) / span for score in scores]
 
 
-def _votes(hits: Sequence[Hit], settings: FusionSettings) -> dict[str, float]:
+def _votes(hits: Sequence[Hit], config: RetrievalConfig) -> dict[str, float]:
     by_signal: dict[str, list[Hit]] = defaultdict(list)
     for hit in hits:
         if hit.signal != NEIGHBOUR:
             by_signal[hit.signal].append(hit)
     votes: dict[str, float] = defaultdict(float)
     for signal, signal_hits in by_signal.items():
-        weight = settings.weights.get(signal, 1.0)
-        share, k = settings.score_share, settings.rrf_k
+        weight = config.weights.get(signal, 1.0)
+        share, k = config.score_share, config.rrf_k
         scores = normalise([hit.score for hit in signal_hits])
         for hit, score in zip(signal_hits, scores, strict=True):
             votes[hit.key] += weight * (share * score + (1 - share) * (k + 1) / (k + hit.rank))
@@ -99,16 +88,16 @@ def named(item: Item, query_words: set[str]) -> bool:
     return bool(words) and " ".join(words) not in ROLE_ANCHORS and all(word in query_words for word in words)
 
 
-def _spread_to_neighbours(per_message: dict[str, float], settings: FusionSettings) -> None:
+def _spread_to_neighbours(per_message: dict[str, float], config: RetrievalConfig) -> None:
     """Give the stored messages next to the best ones a share of their score (adjacency is read off the
     sources, "<episode>:<index>", so a neighbour counts whichever signal brought it in)."""
-    seeds = sorted(per_message, key=lambda source: (-per_message[source], source))[: settings.neighbour_seeds]
+    seeds = sorted(per_message, key=lambda source: (-per_message[source], source))[: config.neighbour_seeds]
     gains: dict[str, float] = {}
     for seed in seeds:
         episode, _, index = seed.rpartition(":")
         if not index.isdigit():
             continue
-        for offset, weight in settings.neighbour_weights.items():
+        for offset, weight in config.neighbour_weights.items():
             source = f"{episode}:{int(index) + offset}"
             if source in per_message:
                 gains[source] = max(gains.get(source, 0.0), weight * per_message[seed])
@@ -116,28 +105,30 @@ def _spread_to_neighbours(per_message: dict[str, float], settings: FusionSetting
         per_message[source] += gain
 
 
-def vote(items: Mapping[str, Item], hits: Sequence[Hit], settings: FusionSettings) -> None:
-    """Step 1: set every item's own ``vote``."""
-    votes = _votes(hits, settings)
-    for key, item in items.items():
-        item.vote = votes.get(key, 0.0)
+def vote(items: Mapping[str, Item], hits: Sequence[Hit], config: RetrievalConfig) -> dict[str, Item]:
+    """Step 1: every item with its own ``vote``."""
+    votes = _votes(hits, config)
+    return {key: replace(item, vote=votes.get(key, 0.0)) for key, item in items.items()}
 
 
-def spread(items: Mapping[str, Item], query: str, settings: FusionSettings) -> None:
-    """Steps 2-5: set every item's ``score`` from the votes of all items standing for the same messages,
-    then nudge the ones spoken by or about someone the query names."""
+def spread(items: Mapping[str, Item], query: str, config: RetrievalConfig) -> dict[str, Item]:
+    """Steps 2-5: every item with its ``score`` from the votes of all items standing for the same messages,
+    nudged when it is spoken by or about someone the query names."""
     per_message: dict[str, float] = defaultdict(float)
     for item in items.values():
-        share = settings.memory_share / len(item.sources) if item.type == "memory" and item.sources else 1.0
+        share = config.memory_share / len(item.sources) if item.type == "memory" and item.sources else 1.0
         for source in item.sources:
             per_message[source] += item.vote * share
-    if settings.neighbour_weights:
-        _spread_to_neighbours(per_message, settings)
+    if config.neighbour_weights:
+        _spread_to_neighbours(per_message, config)
     query_words = set(_WORD.findall(query.lower()))
-    for item in items.values():
-        item.score = max((per_message[source] for source in item.sources), default=item.vote)
-        if settings.speaker_boost and named(item, query_words):
-            item.score *= 1 + settings.speaker_boost
+    scored: dict[str, Item] = {}
+    for key, item in items.items():
+        score = max((per_message[source] for source in item.sources), default=item.vote)
+        if config.speaker_boost and named(item, query_words):
+            score *= 1 + config.speaker_boost
+        scored[key] = replace(item, score=score)
+    return scored
 
 
 def _same_text(text: str) -> str:
@@ -145,31 +136,30 @@ def _same_text(text: str) -> str:
 
 
 def dedupe(ordered: Sequence[Item]) -> list[Item]:
-    """Drop what repeats a better item, nothing else:
+    """The items that do not repeat a better one, in order:
 
-    - a memory whose text (words, case-insensitively) a better memory already says;
+    - a memory whose text (words, case-insensitively) a better memory already says is dropped;
     - a message or passage whose stored messages are all carried by better items (the memory distilled
-      from it, another passage of the same message).
+      from it, another passage of the same message) is dropped.
 
     Memories from one message each stay: "vegetarian", "hates spicy food" and "loves Italian restaurants"
     said in one breath are three facts. The item kept takes over the ranks a dropped one had (so a fact
     shown for its message still says the message matched)."""
-    carrier: dict[str, Item] = {}
-    said: dict[str, Item] = {}
+    carrier: dict[str, int] = {}  # stored message → position in kept
+    said: dict[str, int] = {}  # a memory's words → position in kept
     kept: list[Item] = []
     for item in ordered:
-        keeper: Item | None = None
+        keeper: int | None = None
         if item.type == "memory":
             keeper = said.get(_same_text(item.text))
         elif item.sources and all(source in carrier for source in item.sources):
             keeper = carrier[item.sources[0]]
         if keeper is not None:
-            for signal, rank in item.ranks.items():
-                keeper.ranks.setdefault(signal, rank)
+            kept[keeper] = replace(kept[keeper], ranks={**item.ranks, **kept[keeper].ranks})
             continue
-        kept.append(item)
+        kept.append(replace(item, ranks=dict(item.ranks)))
         if item.type == "memory":
-            said.setdefault(_same_text(item.text), item)
+            said.setdefault(_same_text(item.text), len(kept) - 1)
         for source in item.sources:
-            carrier.setdefault(source, item)
+            carrier.setdefault(source, len(kept) - 1)
     return kept

@@ -15,15 +15,16 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.conf import settings
 from django.utils import timezone
 
 from memhq.ai.provider import get_embedder
 from memhq.models import Memory, MemoryStatus
 from memhq.services.transactions import savepoint_if_in_transaction
+from retrieval import config as retrieval_config
 from retrieval import query
+from retrieval.config import RetrievalConfig
 from retrieval.dense_query import people_named, without_people
-from retrieval.fusion import FusionSettings, Hit, dedupe, spread, vote
+from retrieval.fusion import Hit, dedupe, spread, vote
 from retrieval.items import Item, item_from_row
 from retrieval.render import fit
 from retrieval.rerank import ordered, rerank
@@ -89,18 +90,6 @@ def fetch(
         return query.run(context)
 
 
-def fusion_settings() -> FusionSettings:
-    return FusionSettings(
-        weights=settings.MEMHQ_SIGNAL_WEIGHTS,
-        memory_share=settings.MEMHQ_MEMORY_SHARE,
-        speaker_boost=settings.MEMHQ_SPEAKER_BOOST,
-        neighbour_weights=settings.MEMHQ_NEIGHBOUR_WEIGHTS,
-        neighbour_seeds=settings.MEMHQ_NEIGHBOUR_SEEDS,
-        score_share=settings.MEMHQ_FUSION_SCORE_SHARE,
-        rrf_k=settings.MEMHQ_RRF_K,
-    )
-
-
 def assemble(
     rows: list[dict[str, object]],
     *,
@@ -109,9 +98,10 @@ def assemble(
     max_tokens: int,
     kinds: list[str] | None,
     query_text: str = "",
-    config: FusionSettings | None = None,
+    config: RetrievalConfig | None = None,
 ) -> RecallResult:
-    """Fuse the signals' rows (``config`` defaults to the settings' fusion) and fit the best items."""
+    """Fuse the signals' rows (``config``: ``retrieval.config.current()`` unless given) and fit the best
+    items."""
     processed_through = rows[0]["processed_through"] if rows else None
     items: dict[str, Item] = {}
     hits: list[Hit] = []
@@ -123,16 +113,15 @@ def assemble(
         signal = str(row["signal"])
         item.ranks.setdefault(signal, int(row["rank"]))  # type: ignore[call-overload]
         hits.append(_hit(row, item.key))
+    config = config or retrieval_config.current()
+    voted = vote(items, hits, config)
     candidates = {
         key: item
-        for key, item in items.items()
+        for key, item in voted.items()
         if kinds is None or (item.type == "memory" and item.kind in kinds)
     }
-    config = config or fusion_settings()
-    vote(items, hits, config)
-    rerank(list(candidates.values()), as_of)
-    spread(candidates, query_text, config)
-    best = dedupe(ordered(list(candidates.values())))
+    scored = spread(rerank(candidates, as_of, config), query_text, config)
+    best = dedupe(ordered(list(scored.values())))
     kept, context, tokens = fit(best[:limit], max_tokens, as_of)
     return RecallResult(
         items=kept,

@@ -9,39 +9,35 @@ recency weight of 0.15 (half-life 180 days) changes frac@10 by < 0.005 and 0.3 c
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
 
+from retrieval.config import RetrievalConfig
 from retrieval.items import Item
 
-IMPORTANCE_WEIGHT = 0.2
-REINFORCE_WEIGHT = 0.1
-REINFORCE_SATURATION = 5
-RECENCY_WEIGHT = 0.15
-RECENCY_HALF_LIFE_DAYS = 180.0
 
-
-def recency(when: datetime | None, as_of: datetime) -> float:
-    """1 for something from ``as_of``, halving every RECENCY_HALF_LIFE_DAYS before it."""
+def recency(when: datetime | None, as_of: datetime, half_life_days: float) -> float:
+    """1 for something from ``as_of``, halving every ``half_life_days`` before it."""
     if when is None:
         return 0.0
     age_days = max((as_of - when).total_seconds() / 86400.0, 0.0)
-    return math.pow(0.5, age_days / RECENCY_HALF_LIFE_DAYS)
+    return math.pow(0.5, age_days / half_life_days)
 
 
-def boost(item: Item, as_of: datetime) -> float:
-    reinforcement = min(item.reinforce_count, REINFORCE_SATURATION) / REINFORCE_SATURATION
+def boost(item: Item, as_of: datetime, config: RetrievalConfig) -> float:
+    reinforcement = min(item.reinforce_count, config.reinforce_saturation) / config.reinforce_saturation
     return (
         1.0
-        + IMPORTANCE_WEIGHT * item.importance
-        + REINFORCE_WEIGHT * reinforcement
-        + RECENCY_WEIGHT * recency(item.when, as_of)
+        + config.importance_weight * item.importance
+        + config.reinforce_weight * reinforcement
+        + config.recency_weight * recency(item.when, as_of, config.recency_half_life_days)
     )
 
 
-def rerank(items: list[Item], as_of: datetime) -> None:
-    """Scale every item's vote by its :func:`boost`."""
-    for item in items:
-        item.vote *= boost(item, as_of)
+def rerank(items: Mapping[str, Item], as_of: datetime, config: RetrievalConfig) -> dict[str, Item]:
+    """Every item with its vote scaled by its :func:`boost`."""
+    return {key: replace(item, vote=item.vote * boost(item, as_of, config)) for key, item in items.items()}
 
 
 #: Of items standing for the same messages (equal scores), which is shown: the memory (the distilled fact,

@@ -13,12 +13,13 @@ from typing import Any
 from ingestion.pipeline import run_inline
 from memhq.models import Episode, Project
 from memhq.services.episodes import episode_create
+from retrieval import config as retrieval_config
+from retrieval.config import RetrievalConfig
 from retrieval.evaluation.dataset import EvalEpisode, EvalQuery, load_episodes, load_queries
 from retrieval.evaluation.metrics import MESSAGE_KS, Scores
-from retrieval.fusion import FusionSettings
 from retrieval.items import Item, item_from_row
 from retrieval.query import signal_names
-from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, RecallResult, assemble, fetch, fusion_settings
+from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, RecallResult, assemble, fetch
 
 FUSION = "fusion"
 #: Enough items per signal for @20 metrics when a signal is scored alone.
@@ -80,7 +81,7 @@ FUSION_VARIANTS = (("fusion (rrf k=60)", 0.0, 60), ("fusion (scores only)", 1.0,
 
 
 def answer(
-    rows: list[dict[str, Any]], query: EvalQuery, config: FusionSettings | None = None
+    rows: list[dict[str, Any]], query: EvalQuery, config: RetrievalConfig | None = None
 ) -> RecallResult:
     """What recall answers ``query`` with, from its signals' ``rows`` (``config``: the settings' fusion)."""
     return assemble(
@@ -96,7 +97,7 @@ def answer(
 
 def other_fusions(rows: list[dict[str, Any]], query: EvalQuery) -> dict[str, list[Item]]:
     """The same rows fused as plain RRF and as normalised scores alone, to compare with the configured."""
-    configured = fusion_settings()
+    configured = retrieval_config.current()
     return {
         name: answer(rows, query, replace(configured, score_share=share, rrf_k=k)).items
         for name, share, k in FUSION_VARIANTS

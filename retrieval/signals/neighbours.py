@@ -5,7 +5,7 @@ Seeds are the top ``SEEDS_PER_SIGNAL`` hits of the message signals, the messages
 the source messages of the top hits of the memory signals (their evidence). For each seed the messages at
 ``OFFSETS`` (same episode) are returned, best seed first, ``SIGNAL_LIMIT`` at most. The rows have no
 score of their own: fusion gives a message next to one of the best messages a share of that message's fused
-score (``settings.MEMHQ_NEIGHBOUR_WEIGHTS``), so a neighbour only rises with a seed that ranks high.
+score (``RetrievalConfig.neighbour_weights``), so a neighbour only rises with a seed that ranks high.
 
 Unlike the other signals this one reads the others' hits (``base_hits``), still in the same statement.
 """
@@ -18,7 +18,7 @@ from retrieval.signals import SIGNAL_LIMIT, SignalSQL, hits_select
 
 NAME = "neighbour"
 #: Positions relative to the seed, most useful first (the next turn, the speaker's own next turn, the ones
-#: before). Fusion weighs each (``settings.MEMHQ_NEIGHBOUR_WEIGHTS``).
+#: before). Fusion weighs each (``RetrievalConfig.neighbour_weights``).
 OFFSETS: Final = (1, 2, -1, -2)
 #: How many top hits of each signal seed neighbours.
 SEEDS_PER_SIGNAL: Final = 5

@@ -7,11 +7,12 @@ from dataclasses import replace
 
 import pytest
 
-from retrieval.fusion import FusionSettings, Hit, dedupe, normalise, spread, vote
+from retrieval.config import RetrievalConfig
+from retrieval.fusion import Hit, dedupe, normalise, spread, vote
 from retrieval.items import Item
 from retrieval.rerank import ordered
 
-SETTINGS = FusionSettings(
+SETTINGS = RetrievalConfig(
     weights={"vector": 0.5, "message_keyword": 1.0, "entity": 0.5},
     memory_share=0.5,
     speaker_boost=0.5,
@@ -30,12 +31,13 @@ def memory(key: str, *sources: str, about: str = "user") -> Item:
 
 
 def fused(
-    items: list[Item], hits: list[Hit], query: str = "", settings: FusionSettings = SETTINGS
-) -> list[Item]:
+    items: list[Item], hits: list[Hit], query: str = "", settings: RetrievalConfig = SETTINGS
+) -> tuple[dict[str, Item], list[Item]]:
+    """(every item as scored, by key; the deduped order). The steps leave their input alone."""
     by_key = {item.key: item for item in items}
-    vote(by_key, hits, settings)
-    spread(by_key, query, settings)
-    return dedupe(ordered(items))
+    scored = spread(vote(by_key, hits, settings), query, settings)
+    assert all(item.vote == 0.0 and item.score == 0.0 for item in items)
+    return scored, dedupe(ordered(list(scored.values())))
 
 
 def test_normalise_is_min_max_and_tolerates_ties_and_gaps() -> None:
@@ -55,7 +57,10 @@ def test_a_message_found_directly_and_through_its_memory_beats_one_found_once_an
         Hit("vector", "f1", 0.8),
     ]
     items = [both, once, fact, message("m9", "e:9")]
-    result = fused(items, hits)
+    scored, result = fused(items, hits)
+    both = scored[both.key]
+    once = scored[once.key]
+    fact = scored[fact.key]
     assert both.score == fact.score == pytest.approx(both.vote + 0.5 * fact.vote)
     assert both.score > once.score
     # The fact and its message tie: the fact shows, the message it carries is not repeated.
@@ -66,7 +71,9 @@ def test_a_message_found_directly_and_through_its_memory_beats_one_found_once_an
 def test_the_speaker_the_query_names_gets_the_boost() -> None:
     ana, bo = message("a", "e:1", speaker="Ana"), message("b", "e:7", speaker="Bo")
     hits = [Hit("message_keyword", "b", 1.0), Hit("message_keyword", "a", 1.0)]
-    fused([ana, bo], hits, query="What did Ana say about the trip?")
+    scored, _ = fused([ana, bo], hits, query="What did Ana say about the trip?")
+    ana = scored[ana.key]
+    bo = scored[bo.key]
     assert ana.vote == pytest.approx(bo.vote)
     assert ana.score == pytest.approx(1.5 * bo.score)
 
@@ -82,9 +89,12 @@ def test_the_named_speakers_reply_found_only_as_a_neighbour_outranks_the_other_s
         Hit("neighbour", "r", None),
     ]
     settings = replace(SETTINGS, neighbour_weights={1: 0.4}, speaker_boost=1.0)
-    result = fused(
+    scored, result = fused(
         [setback, reply, other, message("x", "z:1")], hits, "What did Nate say after the setback?", settings
     )
+    setback = scored[setback.key]
+    reply = scored[reply.key]
+    other = scored[other.key]
     assert reply.vote == 0.0
     assert reply.score == pytest.approx(0.4 * setback.score * 2.0)  # 0.8: without the boost 0.4, below "o"
     assert other.score == pytest.approx(2.0 / 3.0)
@@ -96,7 +106,10 @@ def test_score_share_zero_is_weighted_rrf_and_ignores_how_far_ahead_a_score_is()
     hits = [Hit("message_keyword", "a", 100.0, rank=1), Hit("message_keyword", "b", 1.0, rank=2)]
     hits += [Hit("vector", "c", 0.9, rank=1), Hit("message_keyword", "c", 0.5, rank=3)]
     rrf = replace(SETTINGS, score_share=0.0, rrf_k=60, neighbour_weights={})
-    fused([a, b, c], hits, settings=rrf)
+    scored, _ = fused([a, b, c], hits, settings=rrf)
+    a = scored[a.key]
+    b = scored[b.key]
+    c = scored[c.key]
     assert a.vote == pytest.approx(1.0 * 61 / 61)
     assert b.vote == pytest.approx(1.0 * 61 / 62)
     assert c.vote == pytest.approx(0.5 * 61 / 61 + 1.0 * 61 / 63)
@@ -111,7 +124,10 @@ def test_the_blend_is_the_share_weighted_mean_of_normalised_score_and_rank() -> 
         Hit("message_keyword", "c", 0.0, rank=3),
     ]
     blend = replace(SETTINGS, score_share=0.25, rrf_k=10, neighbour_weights={})
-    fused([a, b, c], hits, settings=blend)
+    scored, _ = fused([a, b, c], hits, settings=blend)
+    a = scored[a.key]
+    b = scored[b.key]
+    c = scored[c.key]
     assert a.vote == pytest.approx(1.0)
     assert b.vote == pytest.approx(0.25 * 0.75 + 0.75 * 11 / 12)
     assert c.vote == pytest.approx(0.75 * 11 / 13)
@@ -128,7 +144,11 @@ def test_neighbours_of_the_best_messages_get_a_share_and_others_do_not() -> None
         Hit("neighbour", "m0", None),
         Hit("neighbour", "wn", None),
     ]
-    fused([best, after, before, far, weak, weak_next], hits)
+    scored, _ = fused([best, after, before, far, weak, weak_next], hits)
+    best = scored[best.key]
+    after = scored[after.key]
+    before = scored[before.key]
+    weak_next = scored[weak_next.key]
     assert after.score == pytest.approx(0.4 * best.score)
     assert before.score == pytest.approx(0.2 * best.score)
     assert weak_next.score == 0.0  # "w" is not among the two best messages
@@ -136,12 +156,22 @@ def test_neighbours_of_the_best_messages_get_a_share_and_others_do_not() -> None
 
 def test_items_without_stored_messages_keep_their_vote() -> None:
     summary = Item(key="s", id="s", type="episode_summary", text="trip", anchor="")
-    fused([summary], [Hit("entity", "s", 1.0)])
-    assert summary.score == pytest.approx(0.5)
+    scored, _ = fused([summary], [Hit("entity", "s", 1.0)])
+    assert scored["s"].score == pytest.approx(0.5)
 
 
 def test_dedupe_keeps_an_item_that_adds_a_message_and_hands_ranks_to_the_carrier() -> None:
     first, second, third = memory("a", "e:1"), memory("b", "e:1", "e:2"), message("c", "e:2")
     first.ranks, second.ranks, third.ranks = {"vector": 1}, {"vector": 2}, {"time": 1, "vector": 9}
-    assert [item.key for item in dedupe([first, second, third])] == ["a", "b"]
-    assert second.ranks == {"vector": 2, "time": 1}
+    kept = dedupe([first, second, third])
+    assert [item.key for item in kept] == ["a", "b"]
+    assert kept[1].ranks == {"vector": 2, "time": 1}
+    assert second.ranks == {"vector": 2}  # the input is left as it was
+
+
+def test_memories_of_one_message_each_stay_and_only_a_repeated_text_is_dropped() -> None:
+    diet, spice, food = memory("d", "e:1"), memory("s", "e:1"), memory("f", "e:1")
+    diet.text, spice.text, food.text = "User is vegetarian.", "User hates spicy food.", "User is Vegetarian"
+    said = message("m", "e:1")
+    kept = dedupe([diet, spice, food, said])
+    assert [item.key for item in kept] == ["d", "s"]

@@ -1,0 +1,98 @@
+"""Every parameter of recall's ranking, in one typed home: name, default and why (``RetrievalConfig``).
+
+These are properties of the method, chosen with ``memhq_eval`` on both development shapes (one person with
+an assistant, two people chatting), not knobs a deployment turns: none is an environment variable. The
+evaluation command overrides them per run (``--set name=value``) to tune, and tests pass their own.
+What an operator does turn for recall (latency, not ranking) stays in config/settings.py:
+``MEMHQ_RECALL_PREPARED``, ``MEMHQ_RECALL_SIZES_TTL_S``, ``MEMHQ_EMBED_INT8_QUERIES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+from typing import Any
+
+
+def _why(default: Any, why: str) -> Any:
+    if isinstance(default, Mapping):
+        frozen = MappingProxyType(dict(default))
+        return field(default_factory=lambda: frozen, metadata={"why": why})
+    return field(default=default, metadata={"why": why})
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    weights: Mapping[str, float] = _why(
+        {
+            "vector": 0.9,
+            "keyword": 0.3,
+            "entity": 1.0,
+            "message_vector": 0.9,
+            "message_keyword": 1.4,
+            "passage_vector": 0.9,
+            "passage_keyword": 1.4,
+            "unprocessed": 1.0,
+            "summary": 0.3,
+            "time": 1.5,
+        },
+        "Each signal's vote weight. Raw messages and memory vectors carry most of the evidence; the time "
+        "anchor is sharp when the query names a date; the entity anchor and summaries add context more than "
+        "ranked evidence, so they vote less. message_vector 0.6 → 0.9 once replies were embedded with their "
+        "question: locomo-dev frac@10 0.8155 → 0.8256 (0.75 and 1.05 measured less). Passages of long "
+        "messages are searched like messages and weigh the same.",
+    )
+    score_share: float = _why(
+        0.5,
+        "A vote blends the hit's min-max normalised score (this share) and its RRF term (the rest): "
+        "scores keep how far ahead the best hit is, ranks keep second-tier hits in play. locomo-dev "
+        "frac@10: scores alone 0.795, RRF k=60 0.774, the blend 0.801-0.814.",
+    )
+    rrf_k: int = _why(20, "RRF's k (the paper's 60 flattens ranks): k 20 beat 10 and 30-40 on locomo-dev.")
+    memory_share: float = _why(
+        0.5,
+        "How much a memory's vote counts toward the message(s) it was distilled from: memories mostly "
+        "restate one message, so counting them fully double-counts it.",
+    )
+    speaker_boost: float = _why(
+        1.0,
+        "Score ×(1 + this) for items spoken by or about a person the query names (a role is never a name). "
+        "The vector signals embed the query without those names (retrieval.dense_query), so this is what "
+        "ties them back to the person: locomo-dev multi-hop all@10 0.324 → 0.345 from 0.6 to 1.0. "
+        "On user↔assistant conversations nobody is named and it does nothing.",
+    )
+    neighbour_weights: Mapping[int, float] = _why(
+        {1: 0.4, 2: 0.4, -1: 0.2, -2: 0.2},
+        "Share of a top message's score given to the turn at each offset: the next turn often answers, the "
+        "speaker's own next turn goes on with the story.",
+    )
+    neighbour_seeds: int = _why(20, "How many of the best messages lend a share to their neighbours.")
+    importance_weight: float = _why(0.2, "Vote ×(1 + this × importance): a small nudge between near-ties.")
+    reinforce_weight: float = _why(
+        0.1, "Vote ×(1 + this × reinforcement, saturating at reinforce_saturation)."
+    )
+    reinforce_saturation: int = _why(5, "Reinforcements past this many add nothing more.")
+    recency_weight: float = _why(
+        0.15,
+        "Vote ×(1 + this × recency), recency halving every recency_half_life_days before as_of. Small: on "
+        "locomo-dev most evidence is months older than the question; 0.15 moves frac@10 < 0.005, 0.3 costs "
+        "0.01.",
+    )
+    recency_half_life_days: float = _why(180.0, "Recency halves every this many days before as_of.")
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [item.name for item in fields(cls)]
+
+    @classmethod
+    def why(cls, name: str) -> str:
+        return str(next(item.metadata["why"] for item in fields(cls) if item.name == name))
+
+
+DEFAULT = RetrievalConfig()
+
+
+def current() -> RetrievalConfig:
+    """The configuration recall uses."""
+    return DEFAULT
