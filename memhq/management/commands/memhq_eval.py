@@ -21,7 +21,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from retrieval.evaluation import compare, overrides, replay, rows, selection
+from retrieval.evaluation import compare, overrides, replay, rows, selection, tuning
 from retrieval.evaluation.runner import FUSION, EvalReport, evaluate
 from retrieval.fusion import FusionSettings
 from retrieval.recall import fusion_settings
@@ -60,6 +60,10 @@ class Command(BaseCommand):
             "--set", action="append", default=[], metavar="NAME=VALUE", help="a fusion setting for this run"
         )
         parser.add_argument(
+            "--grid", action="append", default=[], metavar="NAME=V1,V2", help="cross-validate these values"
+        )
+        parser.add_argument("--objective", default="frac@10", help="what --grid maximises (all questions)")
+        parser.add_argument(
             "--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"), help="compare two --json reports"
         )
 
@@ -69,13 +73,16 @@ class Command(BaseCommand):
             return
         try:
             config = overrides.apply(fusion_settings(), options["set"]) if options["set"] else None
-            run = self.replay if options["from_rows"] else self.evaluate
-            report = run(options, config)
+            if options["grid"]:
+                report, extra = self.tune(options, config or fusion_settings())
+            else:
+                run = self.replay if options["from_rows"] else self.evaluate
+                report, extra = run(options, config), {}
         except (selection.SelectionError, overrides.OverrideError, rows.RowsFileError) as error:
             raise CommandError(str(error)) from error
         self.print_report(report)
         if options["json"]:
-            options["json"].write_text(json.dumps(report.as_json(), indent=2))
+            options["json"].write_text(json.dumps({**report.as_json(), **extra}, indent=2))
 
     def select(self, order: list[str], options: dict[str, Any]) -> list[str]:
         chosen = selection.select(
@@ -115,6 +122,23 @@ class Command(BaseCommand):
         saved = rows.read_rows(options["from_rows"])
         conversations = self.select(saved.conversations, options)
         return replay.replay(saved, set(conversations), signals=options["signals"], config=config)
+
+    def tune(self, options: dict[str, Any], base: FusionSettings) -> tuple[EvalReport, dict[str, Any]]:
+        if not options["from_rows"] or options["folds"] is None:
+            raise CommandError("--grid needs --from-rows and --folds K")
+        if options["fold"] is not None or options["train"] or options["data"]:
+            raise CommandError("--grid chooses on each fold in turn: --fold, --train and --data do not apply")
+        saved = rows.read_rows(options["from_rows"])
+        conversations = self.select(saved.conversations, {**options, "folds": None})
+        grid = tuning.candidates(saved, conversations, base, options["grid"])
+        result = tuning.cross_validate(saved, conversations, grid, options["folds"], options["objective"])
+        for line in tuning.describe(result):
+            self.stdout.write(line)
+        pooled = result.scores
+        report = EvalReport(scores={FUSION: pooled}, questions=len(pooled.questions))
+        report.conversations, report.config = conversations, base
+        extra = {"cross_validation": tuning.as_json(result, options["grid"])}
+        return report, extra
 
     def compare(self, before: Path, after: Path) -> None:
         try:

@@ -96,6 +96,14 @@ def test_a_run_scores_every_question_and_its_saved_rows_replay_to_the_same_figur
     assert [row["qid"] for row in held_out["per_question"]["fusion"]] == ["cq1", "cq2"]
     assert held_out["fusion_settings"]["rrf_k"] == 7
 
+    tuned = tmp_path / "tuned.json"
+    with django_assert_num_queries(0):
+        output = run("--from-rows", str(rows), "--folds", "2", "--grid", "rrf_k=10,30", "--json", str(tuned))
+    assert "fold 1 (held out: chat): chose rrf_k=" in output
+    cross = report(tuned)
+    assert [fold["held_out"] for fold in cross["cross_validation"]["folds"]] == [["garden"], ["chat"]]
+    assert sorted(row["qid"] for row in cross["per_question"]["fusion"]) == ["cq1", "cq2", "gq1", "gq2"]
+
 
 @pytest.mark.django_db
 def test_a_run_on_chosen_conversations_asks_only_their_questions(dataset: Path, tmp_path: Path) -> None:
