@@ -25,7 +25,8 @@ def replay(
     report = EvalReport(questions=len(queries), conversations=kept, config=config)
     started = time.perf_counter()
     for query in queries:
-        score(report, saved.rows[query.qid], query, saved.episode_ids, signals=signals, config=config)
+        rows = saved.question_rows(query.qid)
+        score(report, rows, query, saved.episode_ids, signals=signals, config=config)
         progress()
     report.query_seconds = time.perf_counter() - started
     report.scores.setdefault(FUSION, Scores())

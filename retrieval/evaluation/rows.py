@@ -6,7 +6,9 @@ are tuned in seconds. The file also holds what scoring needs: the questions (wit
 episode id → the data set's episode id, and the conversations in file order (for ``--folds``).
 
 Format: a gzip-compressed pickle (rows carry datetimes, UUIDs and arrays; pickle round-trips them exactly).
-Equal strings (a message's text in many questions' rows) are stored once. Load only files you wrote:
+A question's rows are kept packed, as one column tuple and one value tuple per row (fetch's rows come from
+one statement, so they share their columns), and equal strings (a message's text in many questions' rows)
+are stored once: a run's rows stay a fraction of their size as dicts. Load only files you wrote:
 unpickling runs code named in the file.
 """
 
@@ -14,7 +16,8 @@ from __future__ import annotations
 
 import gzip
 import pickle
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +25,12 @@ from retrieval.evaluation.dataset import EvalQuery
 
 FORMAT = "memhq-eval-rows/1"
 
+#: One question's rows: the column names, then each row's values in that order.
+Packed = tuple[tuple[str, ...], list[tuple[Any, ...]]]
+
 
 class RowsFileError(ValueError):
     """The file is not a rows file this version of memhq_eval wrote."""
-
-
-@dataclass
-class SavedRows:
-    data: str  # the data set's folder, for the record
-    conversations: list[str]  # those ingested, in file order
-    queries: list[EvalQuery]
-    episode_ids: dict[str, str]  # our episode uuid → the data set's episode id
-    rows: dict[str, list[dict[str, Any]]]  # qid → the rows fetch() returned
 
 
 def _shared(value: Any, strings: dict[str, str]) -> Any:
@@ -44,19 +41,43 @@ def _shared(value: Any, strings: dict[str, str]) -> Any:
     return value
 
 
+def pack(rows: Sequence[dict[str, Any]], strings: dict[str, str] | None = None) -> Packed:
+    """``rows`` (all with the same columns) packed; ``strings`` shares equal strings across calls."""
+    strings = {} if strings is None else strings
+    columns = tuple(rows[0]) if rows else ()
+    values = []
+    for row in rows:
+        if tuple(row) != columns:
+            raise ValueError("the rows of one question must share their columns")
+        values.append(tuple(_shared(value, strings) for value in row.values()))
+    return tuple(strings.setdefault(column, column) for column in columns), values
+
+
+def unpack(packed: Packed) -> list[dict[str, Any]]:
+    columns, values = packed
+    return [dict(zip(columns, row, strict=True)) for row in values]
+
+
+@dataclass
+class SavedRows:
+    data: str  # the data set's folder, for the record
+    conversations: list[str]  # those ingested, in file order
+    queries: list[EvalQuery]
+    episode_ids: dict[str, str]  # our episode uuid → the data set's episode id
+    rows: dict[str, Packed] = field(default_factory=dict)  # qid → what fetch() returned, packed
+
+    def question_rows(self, qid: str) -> list[dict[str, Any]]:
+        return unpack(self.rows[qid])
+
+
 def write_rows(path: Path, saved: SavedRows) -> None:
-    strings: dict[str, str] = {}
-    rows = {
-        qid: [{key: _shared(value, strings) for key, value in row.items()} for row in question_rows]
-        for qid, question_rows in saved.rows.items()
-    }
     payload = {
         "format": FORMAT,
         "data": saved.data,
         "conversations": saved.conversations,
         "queries": saved.queries,
         "episode_ids": saved.episode_ids,
-        "rows": rows,
+        "rows": saved.rows,
     }
     with gzip.open(path, "wb", compresslevel=3) as out:
         pickle.dump(payload, out, protocol=pickle.HIGHEST_PROTOCOL)

@@ -15,7 +15,7 @@ from memhq.models import Episode, Project
 from memhq.services.episodes import episode_create
 from retrieval.evaluation.dataset import EvalEpisode, EvalQuery, load_episodes, load_queries
 from retrieval.evaluation.metrics import MESSAGE_KS, Scores
-from retrieval.evaluation.rows import SavedRows, write_rows
+from retrieval.evaluation.rows import Packed, SavedRows, pack, write_rows
 from retrieval.fusion import FusionSettings
 from retrieval.items import Item, item_from_row
 from retrieval.query import signal_names
@@ -158,9 +158,10 @@ def ask(
     signals: bool,
     progress: Callable[[], None],
     config: FusionSettings | None = None,
-    saved: dict[str, list[dict[str, Any]]] | None = None,
+    saved: dict[str, Packed] | None = None,
 ) -> None:
     """Ask every question through recall's fetch and score it; ``saved`` collects the rows per qid."""
+    strings: dict[str, str] = {}
     for query in queries:
         rows = fetch(
             project_id=project.pk,
@@ -170,7 +171,7 @@ def ask(
             history=False,
         )
         if saved is not None:
-            saved[query.qid] = rows
+            saved[query.qid] = pack(rows, strings)
         score(report, rows, query, episode_ids, signals=signals, config=config)
         progress()
 
@@ -193,7 +194,7 @@ def evaluate(
     report = EvalReport(
         episodes=len(episodes), questions=len(queries), conversations=list(conversations), config=config
     )
-    saved: dict[str, list[dict[str, Any]]] | None = {} if save_rows else None
+    saved: dict[str, Packed] | None = {} if save_rows else None
     try:
         started = time.perf_counter()
         mapping = ingest(project, episodes, progress_factory(len(episodes), "ingest"))

@@ -9,25 +9,36 @@ from typing import Any
 import pytest
 
 from retrieval.evaluation.dataset import EvalQuery
-from retrieval.evaluation.rows import RowsFileError, SavedRows, read_rows, write_rows
+from retrieval.evaluation.rows import RowsFileError, SavedRows, pack, read_rows, write_rows
 
 
 def test_rows_round_trip_with_datetimes_uuids_and_arrays(tmp_path: Path) -> None:
     memory = uuid.uuid4()
     when = datetime(2024, 2, 3, 4, 5, 6, 7, tzinfo=UTC)
     text = "a long message " * 50
-    rows: dict[str, list[dict[str, Any]]] = {
-        "q1": [{"signal": "bm25", "memory_id": memory, "m_valid_from": when, "msg_content": text, "rank": 1}],
-        "q2": [{"signal": "vector", "m_sources": [f"{memory}:0", f"{memory}:1"], "msg_content": text[:]}],
-    }
+    copy = "".join(["a long message "] * 50)  # equal, another object
+    assert copy is not text
+    columns = ("signal", "memory_id", "m_valid_from", "m_sources", "msg_content")
+    first: list[dict[str, Any]] = [
+        dict(zip(columns, ("bm25", memory, when, None, text), strict=True)),
+        dict(zip(columns, ("vector", None, None, ["e:0", "e:1"], ""), strict=True)),
+    ]
+    second = [dict(zip(columns, ("vector", memory, when, [], copy), strict=True))]
+    strings: dict[str, str] = {}
     query = EvalQuery("c1", "q1", "What?", when, "single", ("m1",), ("c1/s1",))
-    saved = SavedRows("some/data", ["c1"], [query], {str(memory): "c1/s1"}, rows)
+    saved = SavedRows("some/data", ["c1"], [query], {str(memory): "c1/s1"})
+    saved.rows = {"q1": pack(first, strings), "q2": pack(second, strings), "q3": pack([], strings)}
     path = tmp_path / "rows.pkl.gz"
     write_rows(path, saved)
     loaded = read_rows(path)
     assert loaded == saved
-    assert loaded.rows["q1"][0]["memory_id"] == memory and loaded.rows["q1"][0]["m_valid_from"] == when
-    assert loaded.rows["q1"][0]["msg_content"] is loaded.rows["q2"][0]["msg_content"]  # stored once
+    assert [loaded.question_rows(qid) for qid in ("q1", "q2", "q3")] == [first, second, []]
+    assert loaded.question_rows("q1")[0]["msg_content"] is loaded.question_rows("q2")[0]["msg_content"]
+
+
+def test_rows_of_one_question_must_share_their_columns() -> None:
+    with pytest.raises(ValueError, match="share their columns"):
+        pack([{"signal": "bm25", "rank": 1}, {"signal": "vector"}])
 
 
 def test_a_file_that_is_not_a_rows_file_is_refused(tmp_path: Path) -> None:
