@@ -151,9 +151,14 @@ class Command(BaseCommand):
 
     def print_report(self, report: EvalReport) -> None:
         summary = report.as_json()
+        ingested = (
+            f"{report.episodes} episodes ({report.failed_episodes} failed) ingested in "
+            f"{report.ingest_seconds:.1f}s"
+            if report.episodes
+            else "from saved rows"
+        )
         self.stdout.write(
-            f"\n{report.episodes} episodes ({report.failed_episodes} failed) ingested in "
-            f"{report.ingest_seconds:.1f}s; {report.questions} questions in {report.query_seconds:.1f}s; "
+            f"\n{ingested}; {report.questions} questions in {report.query_seconds:.1f}s; "
             f"median context {summary['median_context_tokens']} tokens\n"
         )
         for name, scores in sorted(report.scores.items(), key=lambda pair: pair[0] != FUSION):
