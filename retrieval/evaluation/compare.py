@@ -125,10 +125,14 @@ def compare(
     *,
     seed: int = SEED,
 ) -> Comparison:
-    """Per category and overall, each metric before → after over the questions both runs scored."""
+    """Per category and overall, each metric before → after over the questions both runs scored (a metric
+    one of the runs lacks, e.g. from an older report, is left out)."""
     shared = sorted(set(before) & set(after))
     if not shared:
         raise CompareError("the two runs share no question (qid)")
+    metrics = [name for name in metrics if all(name in before[q] and name in after[q] for q in shared)]
+    if not metrics:
+        raise CompareError("the two runs share none of the metrics compared")
     groups: dict[str, list[tuple[Mapping[str, Any], Mapping[str, Any]]]] = {ALL: []}
     for qid in shared:
         pair = (before[qid], after[qid])

@@ -84,6 +84,13 @@ def test_compare_pairs_shared_questions_per_category_and_overall() -> None:
     assert (overall.tokens.before, overall.tokens.after) == (200.0, 100.0)
 
 
+def test_a_metric_one_run_lacks_is_left_out() -> None:
+    older = [{key: value for key, value in item.items() if key != "session_all@3"} for item in BEFORE]
+    result = compare(by_qid(older), by_qid(AFTER))
+    assert "session_all@3" not in result.categories["all"].metrics
+    assert "frac@10" in result.categories["all"].metrics
+
+
 def test_compare_refuses_runs_without_a_shared_question() -> None:
     with pytest.raises(CompareError, match="share no question"):
         compare(by_qid(BEFORE[:1]), by_qid(AFTER[1:]))
