@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEVSERVERS := $(BIN)/python -m config.devservers
 
-.PHONY: run test lint bench eval clean
+.PHONY: run test lint bench eval compare clean
 
 $(STAMP): requirements/base.txt requirements/dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ bench: $(STAMP)
 # Retrieval evaluation: make eval DATA=../shared/eval/locomo-dev ARGS="--signals"
 eval: $(STAMP)
 	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-eval.XXXXXX)" --ephemeral -- sh -c '$(BIN)/python manage.py migrate -v0 && $(BIN)/python manage.py memhq_eval --data $(DATA) $(ARGS)'
+
+# Two --json reports, paired per question with bootstrap intervals (no database): make compare A=a.json B=b.json
+compare: $(STAMP)
+	$(BIN)/python manage.py memhq_eval --compare $(A) $(B)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

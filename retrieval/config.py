@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from types import MappingProxyType
 from typing import Any
 
 
 def _why(default: Any, why: str) -> Any:
-    if isinstance(default, Mapping):
-        frozen = MappingProxyType(dict(default))
-        return field(default_factory=lambda: frozen, metadata={"why": why})
+    if isinstance(default, Mapping):  # each instance gets its own copy (a frozen dataclass holds a dict)
+        return field(default_factory=lambda: dict(default), metadata={"why": why})
     return field(default=default, metadata={"why": why})
 
 

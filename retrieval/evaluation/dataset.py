@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,16 +57,16 @@ def _message(raw: dict[str, Any]) -> dict[str, Any]:
     return message
 
 
-def load_episodes(path: Path, conversations: int | None = None) -> list[EvalEpisode]:
+def load_episodes(path: Path, conversations: Collection[str] | None = None) -> list[EvalEpisode]:
+    """The sessions of ``conversations`` (ids; all when ``None``), in file order."""
     episodes: list[EvalEpisode] = []
-    kept: list[str] = []
     with (path / "episodes.jsonl").open() as lines:
         for line in lines:
+            if not line.strip():
+                continue
             raw = json.loads(line)
-            if raw["conv_id"] not in kept:
-                if conversations is not None and len(kept) >= conversations:
-                    continue
-                kept.append(raw["conv_id"])
+            if conversations is not None and raw["conv_id"] not in conversations:
+                continue
             body = {
                 "user_id": raw["conv_id"],
                 "messages": [_message(message) for message in raw["messages"]],
@@ -76,10 +77,13 @@ def load_episodes(path: Path, conversations: int | None = None) -> list[EvalEpis
     return episodes
 
 
-def load_queries(path: Path, conversations: set[str]) -> list[EvalQuery]:
+def load_queries(path: Path, conversations: Collection[str]) -> list[EvalQuery]:
+    """The scorable questions about ``conversations``, in file order."""
     queries: list[EvalQuery] = []
     with (path / "queries.jsonl").open() as lines:
         for line in lines:
+            if not line.strip():
+                continue
             raw = json.loads(line)
             if not raw.get("scorable") or raw["conv_id"] not in conversations:
                 continue

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 MESSAGE_KS = (5, 10, 20)
 SESSION_KS = (1, 3, 5)
+#: The keys of a per-question row that are not metrics.
+ROW_LABELS = frozenset({"qid", "category", "context_tokens"})
 
 
 def dedupe(ids: Sequence[str]) -> list[str]:
@@ -59,6 +61,14 @@ class Scores:
         if context_tokens is not None:
             self.context_tokens.append(context_tokens)
             self.questions[-1]["context_tokens"] = context_tokens
+
+    def add_row(self, row: dict[str, float | str]) -> None:
+        """Take one question's row as ``add`` wrote it (``questions``), e.g. from another run's scores."""
+        metrics = {key: float(value) for key, value in row.items() if key not in ROW_LABELS}
+        self.rows[str(row["category"])].append(metrics)
+        self.questions.append(dict(row))
+        if "context_tokens" in row:
+            self.context_tokens.append(int(row["context_tokens"]))
 
     def table(self) -> dict[str, dict[str, float]]:
         everything = [row for rows in self.rows.values() for row in rows]

@@ -6,7 +6,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from retrieval import config as retrieval_config
 from retrieval.config import RetrievalConfig
 from retrieval.evaluation.dataset import EvalEpisode, EvalQuery, load_episodes, load_queries
 from retrieval.evaluation.metrics import MESSAGE_KS, Scores
+from retrieval.evaluation.rows import Packed, SavedRows, pack, write_rows
 from retrieval.items import Item, item_from_row
 from retrieval.query import signal_names
 from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, RecallResult, assemble, fetch
@@ -34,9 +35,16 @@ class EvalReport:
     episodes: int = 0
     questions: int = 0
     failed_episodes: int = 0
+    conversations: list[str] = field(default_factory=list)
+    config: RetrievalConfig | None = None  # None: the settings' fusion
+
+    def fusion(self) -> dict[str, Any]:
+        return asdict(self.config or retrieval_config.current())
 
     def as_json(self) -> dict[str, Any]:
         return {
+            "conversations": self.conversations,
+            "retrieval_config": self.fusion(),
             "episodes": self.episodes,
             "failed_episodes": self.failed_episodes,
             "questions": self.questions,
@@ -95,13 +103,51 @@ def answer(
     )
 
 
-def other_fusions(rows: list[dict[str, Any]], query: EvalQuery) -> dict[str, list[Item]]:
+def other_fusions(
+    rows: list[dict[str, Any]], query: EvalQuery, config: RetrievalConfig | None = None
+) -> dict[str, list[Item]]:
     """The same rows fused as plain RRF and as normalised scores alone, to compare with the configured."""
-    configured = retrieval_config.current()
+    configured = config or retrieval_config.current()
     return {
         name: answer(rows, query, replace(configured, score_share=share, rrf_k=k)).items
         for name, share, k in FUSION_VARIANTS
     }
+
+
+def score(
+    report: EvalReport,
+    rows: list[dict[str, Any]],
+    query: EvalQuery,
+    episode_ids: dict[str, str],
+    *,
+    signals: bool,
+    config: RetrievalConfig | None = None,
+) -> None:
+    """Fuse one question's signal rows (``config``: the settings' fusion) and score the answer's
+    provenance; with ``signals`` also each signal alone and the other fusions."""
+    if signals:  # every signal is scored on every question, including those before it first fires
+        for name in signal_names():
+            report.scores.setdefault(name, Scores())
+    result = answer(rows, query, config)
+    outputs = {FUSION: result.items}
+    if signals:
+        outputs.update(per_signal_items(rows))
+        outputs.update(other_fusions(rows, query, config))
+    for name, items in outputs.items():
+        messages, sessions = provenance(items[:PER_SIGNAL_DEPTH], episode_ids)
+        report.scores.setdefault(name, Scores()).add(
+            query.category,
+            messages,
+            sessions,
+            query.gold_messages,
+            query.gold_episodes,
+            result.context_tokens if name == FUSION else None,
+            qid=query.qid,
+        )
+    if signals:  # a signal that found nothing for this question still counts, with zeros
+        for name, scores in report.scores.items():
+            if name not in outputs:
+                scores.add(query.category, [], [], query.gold_messages, query.gold_episodes, qid=query.qid)
 
 
 def ask(
@@ -112,10 +158,11 @@ def ask(
     *,
     signals: bool,
     progress: Callable[[], None],
+    config: RetrievalConfig | None = None,
+    saved: dict[str, Packed] | None = None,
 ) -> None:
-    if signals:  # every signal is scored on every question, including those before it first fires
-        for name in signal_names():
-            report.scores.setdefault(name, Scores())
+    """Ask every question through recall's fetch and score it; ``saved`` collects the rows per qid."""
+    strings: dict[str, str] = {}
     for query in queries:
         rows = fetch(
             project_id=project.pk,
@@ -124,43 +171,31 @@ def ask(
             as_of=query.question_time,
             history=False,
         )
-        result = answer(rows, query)
-        outputs = {FUSION: result.items}
-        if signals:
-            outputs.update(per_signal_items(rows))
-            outputs.update(other_fusions(rows, query))
-        for name, items in outputs.items():
-            messages, sessions = provenance(items[:PER_SIGNAL_DEPTH], episode_ids)
-            report.scores.setdefault(name, Scores()).add(
-                query.category,
-                messages,
-                sessions,
-                query.gold_messages,
-                query.gold_episodes,
-                result.context_tokens if name == FUSION else None,
-                qid=query.qid,
-            )
-        if signals:  # a signal that found nothing for this question still counts, with zeros
-            for name, scores in report.scores.items():
-                if name not in outputs:
-                    scores.add(
-                        query.category, [], [], query.gold_messages, query.gold_episodes, qid=query.qid
-                    )
+        if saved is not None:
+            saved[query.qid] = pack(rows, strings)
+        score(report, rows, query, episode_ids, signals=signals, config=config)
         progress()
 
 
 def evaluate(
     data: Path,
     *,
-    conversations: int | None,
+    conversations: list[str],
     signals: bool,
     keep: bool,
     progress_factory: Callable[[int, str], Callable[[], None]],
+    config: RetrievalConfig | None = None,
+    save_rows: Path | None = None,
 ) -> EvalReport:
-    episodes = load_episodes(data, conversations)
-    queries = load_queries(data, {episode.conv_id for episode in episodes})
+    """Ingest ``conversations`` (ids, in file order) into a fresh project, ask their questions, score.
+    ``save_rows``: also write every question's signal rows there (``retrieval.evaluation.replay``)."""
+    episodes = load_episodes(data, set(conversations))
+    queries = load_queries(data, set(conversations))
     project = Project.objects.create(name=f"memhq-eval-{uuid.uuid4().hex[:8]}")
-    report = EvalReport(episodes=len(episodes), questions=len(queries))
+    report = EvalReport(
+        episodes=len(episodes), questions=len(queries), conversations=list(conversations), config=config
+    )
+    saved: dict[str, Packed] | None = {} if save_rows else None
     try:
         started = time.perf_counter()
         mapping = ingest(project, episodes, progress_factory(len(episodes), "ingest"))
@@ -174,8 +209,12 @@ def evaluate(
             report,
             signals=signals,
             progress=progress_factory(len(queries), "recall"),
+            config=config,
+            saved=saved,
         )
         report.query_seconds = time.perf_counter() - started
+        if save_rows and saved is not None:
+            write_rows(save_rows, SavedRows(str(data), list(conversations), queries, mapping, saved))
     finally:
         if not keep:
             project.delete()
