@@ -2,8 +2,9 @@
 
 ``NAME`` is a field of RetrievalConfig; the value takes the field's current type: ``rrf_k=30``,
 ``speaker_boost=0.5``. A mapping field takes a JSON object for the whole mapping
-(``neighbour_weights={"1": 0.4, "-1": 0.2}``) or ``FIELD.KEY=VALUE`` for one entry (``weights.message_keyword=1.5``);
-keys take the type of the mapping's existing keys (the neighbour offsets are integers).
+(``neighbour_weights={"1": 0.4, "-1": 0.2}``) or ``FIELD.KEY=VALUE`` for one entry
+(``weights.message_keyword=1.5``); keys take the type of the mapping's existing keys (the neighbour
+offsets are integers).
 """
 
 from __future__ import annotations
