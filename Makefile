@@ -25,8 +25,11 @@ bench: $(STAMP)
 	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-bench.XXXXXX)" --ephemeral -- sh -c '$(BIN)/python manage.py migrate -v0 && $(BIN)/python manage.py memhq_bench $(ARGS)'
 
 # Retrieval evaluation: make eval DATA=../shared/eval/locomo-dev ARGS="--signals"
+# EVALDB=folder keeps the embedded servers' data there (with ARGS="--keep --project NAME", a later
+# ARGS="--project NAME --reuse" asks again without ingesting).
+EVALDB ?=
 eval: $(STAMP)
-	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-eval.XXXXXX)" --ephemeral -- sh -c '$(BIN)/python manage.py migrate -v0 && $(BIN)/python manage.py memhq_eval --data $(DATA) $(ARGS)'
+	$(DEVSERVERS) $(if $(EVALDB),--data $(EVALDB),--data "$$(mktemp -d /tmp/memhq-eval.XXXXXX)" --ephemeral) -- sh -c '$(BIN)/python manage.py migrate -v0 && $(BIN)/python manage.py memhq_eval --data $(DATA) $(ARGS)'
 
 # Two --json reports, paired per question with bootstrap intervals (no database): make compare A=a.json B=b.json
 compare: $(STAMP)

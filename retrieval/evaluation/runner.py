@@ -68,6 +68,14 @@ def ingest(project: Project, episodes: Iterable[EvalEpisode], progress: Callable
     return mapping
 
 
+def ingested(project: Project) -> dict[str, str]:
+    """What :func:`ingest` returned for a kept project, read back from its episodes' bodies."""
+    return {
+        str(pk): json.loads(bytes(raw))["metadata"]["episode_id"]
+        for pk, raw in Episode.objects.filter(project=project).values_list("pk", "raw_body")
+    }
+
+
 def provenance(items: list[Item], episode_ids: dict[str, str]) -> tuple[list[str], list[str]]:
     """Items in rank order → (message ids, dataset episode ids), each in order of first appearance."""
     messages = [message_id for item in items for message_id in item.message_ids]
@@ -186,19 +194,30 @@ def evaluate(
     progress_factory: Callable[[int, str], Callable[[], None]],
     config: RetrievalConfig | None = None,
     save_rows: Path | None = None,
+    project_name: str | None = None,
+    reuse: bool = False,
 ) -> EvalReport:
     """Ingest ``conversations`` (ids, in file order) into a fresh project, ask their questions, score.
-    ``save_rows``: also write every question's signal rows there (``retrieval.evaluation.replay``)."""
+    ``save_rows``: also write every question's signal rows there (``retrieval.evaluation.replay``).
+    ``reuse``: ask again in the project named ``project_name``, kept by an earlier run, without ingesting
+    (to measure a change on the query side)."""
     episodes = load_episodes(data, set(conversations))
     queries = load_queries(data, set(conversations))
-    project = Project.objects.create(name=f"memhq-eval-{uuid.uuid4().hex[:8]}")
+    if reuse:
+        project = Project.objects.get(name=project_name)
+        keep = True
+    else:
+        project = Project.objects.create(name=project_name or f"memhq-eval-{uuid.uuid4().hex[:8]}")
     report = EvalReport(
         episodes=len(episodes), questions=len(queries), conversations=list(conversations), config=config
     )
     saved: dict[str, Packed] | None = {} if save_rows else None
     try:
         started = time.perf_counter()
-        mapping = ingest(project, episodes, progress_factory(len(episodes), "ingest"))
+        if reuse:
+            mapping = ingested(project)
+        else:
+            mapping = ingest(project, episodes, progress_factory(len(episodes), "ingest"))
         report.ingest_seconds = time.perf_counter() - started
         report.failed_episodes = Episode.objects.filter(project=project, status="failed").count()
         started = time.perf_counter()

@@ -2,6 +2,7 @@
 
     manage.py memhq_eval --data ../shared/eval/locomo-dev [--conversations N|ID,ID] [--folds K --fold I
         [--train]] [--signals] [--json out.json] [--save-rows rows.pkl.gz] [--set NAME=VALUE ...]
+    manage.py memhq_eval --data ... --keep --project NAME, later --data ... --project NAME --reuse
     manage.py memhq_eval --from-rows rows.pkl.gz [--folds K --fold I [--train]] [--set NAME=VALUE ...]
     manage.py memhq_eval --compare BEFORE.json AFTER.json
 
@@ -54,6 +55,10 @@ class Command(BaseCommand):
         parser.add_argument("--signals", action="store_true", help="also score each signal alone")
         parser.add_argument("--json", type=Path, default=None, help="write the figures to this file")
         parser.add_argument("--keep", action="store_true", help="keep the evaluation project afterwards")
+        parser.add_argument("--project", default=None, help="name the evaluation project (with --keep)")
+        parser.add_argument(
+            "--reuse", action="store_true", help="ask again in the kept --project, without ingesting"
+        )
         parser.add_argument("--save-rows", type=Path, default=None, help="save each question's signal rows")
         parser.add_argument("--from-rows", type=Path, default=None, help="re-score saved rows (no ingest)")
         parser.add_argument(
@@ -92,6 +97,8 @@ class Command(BaseCommand):
         return chosen
 
     def evaluate(self, options: dict[str, Any], config: RetrievalConfig | None) -> EvalReport:
+        if options["reuse"] and not options["project"]:
+            raise CommandError("--reuse asks again in a kept project: name it with --project")
         data: Path | None = options["data"]
         if data is None or not (data / "episodes.jsonl").exists() or not (data / "queries.jsonl").exists():
             raise CommandError("--data must be a folder holding episodes.jsonl and queries.jsonl")
@@ -111,6 +118,8 @@ class Command(BaseCommand):
             progress_factory=progress,
             config=config,
             save_rows=options["save_rows"],
+            project_name=options["project"],
+            reuse=options["reuse"],
         )
         for bar in bars:
             bar.close()

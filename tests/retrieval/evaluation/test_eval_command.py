@@ -114,6 +114,20 @@ def test_a_run_on_chosen_conversations_asks_only_their_questions(dataset: Path, 
     assert [row["qid"] for row in figures["per_question"]["fusion"]] == ["cq1", "cq2"]
 
 
+@pytest.mark.django_db
+def test_a_kept_project_is_asked_again_without_ingesting_to_the_same_figures(
+    dataset: Path, tmp_path: Path
+) -> None:
+    first, again = tmp_path / "first.json", tmp_path / "again.json"
+    run("--data", str(dataset), "--keep", "--project", "kept-eval", "--json", str(first))
+    episodes = Project.objects.get(name="kept-eval").episodes.count()
+    run("--data", str(dataset), "--project", "kept-eval", "--reuse", "--json", str(again))
+    assert Project.objects.get(name="kept-eval").episodes.count() == episodes == len(SESSIONS)
+    assert report(again)["per_question"] == report(first)["per_question"]
+    with pytest.raises(CommandError, match="name it with --project"):
+        run("--data", str(dataset), "--reuse")
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
