@@ -65,6 +65,11 @@ class RetrievalConfig:
         "Share of a top message's score given to the turn at each offset: the next turn often answers, the "
         "speaker's own next turn goes on with the story.",
     )
+    assistant_weight: float = _why(
+        1.0,
+        "Votes for what the assistant said (a message or passage of role assistant) count this much: what "
+        "the user said is usually the memory, what the assistant said the context around it.",
+    )
     neighbour_seeds: int = _why(20, "How many of the best messages lend a share to their neighbours.")
     importance_weight: float = _why(0.2, "Vote ×(1 + this × importance): a small nudge between near-ties.")
     reinforce_weight: float = _why(

@@ -17,6 +17,7 @@ class Item:
     type: str  # memory | message | passage (part of a long message) | episode_summary
     text: str
     anchor: str  # what the context groups the item under (a memory's subject entity, a message's speaker)
+    role: str | None = None  # a message's or passage's role (user, assistant, ...)
     kind: str | None = None
     status: str | None = None
     valid_from: datetime | None = None
@@ -59,6 +60,14 @@ def message_source(episode_id: object, index: object) -> str:
     return f"{episode_id}:{index}"
 
 
+def role_of(row: dict[str, Any]) -> str | None:
+    """A message row's role (rows saved before the column existed: the speaker when it is a role)."""
+    role = row.get("msg_role")
+    if role is None and row.get("msg_speaker") in ("user", "assistant", "system", "tool"):
+        role = row["msg_speaker"]
+    return str(role) if role is not None else None
+
+
 def item_from_row(row: dict[str, Any]) -> Item:
     if row["memory_id"] is not None:
         return Item(
@@ -85,6 +94,7 @@ def item_from_row(row: dict[str, Any]) -> Item:
             type="passage",
             text=row["pa_text"],
             anchor=row["msg_speaker"] or "",
+            role=role_of(row),
             when=row["msg_date"],
             episode_ids=[str(row["msg_episode_id"])],
             message_ids=[row["msg_caller_id"]] if row["msg_caller_id"] else [],
@@ -98,6 +108,7 @@ def item_from_row(row: dict[str, Any]) -> Item:
             type="message",
             text=first_passage(row["msg_content"]) if row.get("msg_passage_count") else row["msg_content"],
             anchor=row["msg_speaker"] or "",
+            role=role_of(row),
             when=row["msg_date"],
             episode_ids=[str(row["msg_episode_id"])],
             message_ids=[row["msg_caller_id"]] if row["msg_caller_id"] else [],
