@@ -71,6 +71,12 @@ class RetrievalConfig:
         "the user said is usually the memory, what the assistant said the context around it.",
     )
     neighbour_seeds: int = _why(20, "How many of the best messages lend a share to their neighbours.")
+    embed_without_people: bool = _why(
+        True,
+        "The vector signals embed the query without the people it names (retrieval.dense_query): "
+        "'What activities does Ana do?' embeds as its topic, not as 'Ana'. locomo-dev frac@10 0.800 → "
+        "0.810, multi-hop all@10 0.289 → 0.324. Only known person entities are removed.",
+    )
     importance_weight: float = _why(0.2, "Vote ×(1 + this × importance): a small nudge between near-ties.")
     reinforce_weight: float = _why(
         0.1, "Vote ×(1 + this × reinforcement, saturating at reinforce_saturation)."

@@ -79,13 +79,23 @@ def recall(
 
 
 def fetch(
-    *, project_id: uuid.UUID, user_id: str, query_text: str, as_of: datetime, history: bool
+    *,
+    project_id: uuid.UUID,
+    user_id: str,
+    query_text: str,
+    as_of: datetime,
+    history: bool,
+    config: RetrievalConfig | None = None,
 ) -> list[dict[str, object]]:
     """Embed the query once (without the people it names: see dense_query) and run every signal in one SQL
     round trip."""
+    config = config or retrieval_config.current()
     with savepoint_if_in_transaction():
-        people = people_named(project_id, user_id, query.name_ngrams(query_text))
-        vector = get_embedder().embed_query(without_people(query_text, people))
+        embedded = query_text
+        if config.embed_without_people:
+            people = people_named(project_id, user_id, query.name_ngrams(query_text))
+            embedded = without_people(query_text, people)
+        vector = get_embedder().embed_query(embedded)
         context = query.QueryContext(project_id, user_id, query_text, vector, as_of, history)
         return query.run(context)
 

@@ -178,6 +178,7 @@ def ask(
             query_text=query.question,
             as_of=query.question_time,
             history=False,
+            config=config,
         )
         if saved is not None:
             saved[query.qid] = pack(rows, strings)

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pytest
+from django.utils.timezone import now
 
 from memhq.models import Entity, Project
 from memhq.services.entities import normalize_name
+from retrieval import config as retrieval_config
 from retrieval.dense_query import people_named, without_people
 from retrieval.query import name_ngrams
-from retrieval.recall import recall
+from retrieval.recall import fetch, recall
 
 
 def person(project: Project, user_id: str, name: str, **fields: Any) -> Entity:
@@ -86,3 +89,15 @@ def test_recall_embeds_the_question_without_the_named_person(
     result = recall(project_id=project.pk, user_id="alice", query_text="What does Melanie paint?")
     assert not result.degraded
     assert embedded == ["What does paint?"]
+
+    embedded.clear()
+    whole = replace(retrieval_config.DEFAULT, embed_without_people=False)
+    fetch(
+        project_id=project.pk,
+        user_id="alice",
+        query_text="What does Melanie paint?",
+        as_of=now(),
+        history=False,
+        config=whole,
+    )
+    assert embedded == ["What does Melanie paint?"]
