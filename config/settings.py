@@ -207,6 +207,11 @@ MEMHQ_STALL_TIMEOUT_S = env_int("MEMHQ_STALL_TIMEOUT_S", 300)
 MEMHQ_QUEUED_GRACE_S = env_int("MEMHQ_QUEUED_GRACE_S", 30)
 
 # Retrieval (DESIGN §5).
+# Long messages are indexed as passages (ingestion/passages.py); the first this many of each message are
+# embedded, the rest are found by full text only. Embedding is most of ingestion's CPU (MiniLM reads ~44
+# MFLOP per token): every passage of a long user↔assistant conversation costs ~3.3x the tokens of one
+# vector per message, 2 passages ~1.4x.
+MEMHQ_PASSAGES_EMBEDDED = env_int("MEMHQ_PASSAGES_EMBEDDED", 2)
 # Recall's ranking parameters (fusion weights, RRF k, boosts, neighbours, recency) are properties of the
 # method, not of a deployment: they live with their defaults and reasons in retrieval/config.py
 # (RetrievalConfig) and are tuned with `memhq_eval`, so none is an environment variable.

@@ -3,7 +3,8 @@ recall.
 
 Filler turns (``ingestion.filler``: chatter, an assistant's empty question back) are marked and not
 embedded: recall never spends a slot on them. A long message is also cut into passages
-(``ingestion.passages``), each embedded on its own; the message keeps its own vector (its first 256 tokens).
+(``ingestion.passages``), each embedded on its own; the message's own vector is its first passage's (the
+embedder reads only a text's first 256 tokens anyway), so a long message costs no extra embedding.
 
 Memories created by reconcile already carry the embedding of their claim (computed there to compare with
 existing memories), so only memories still missing one are embedded here. A memory is visible to recall
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 import numpy as np
+from django.conf import settings
 from django.utils import timezone
 
 from ingestion import passages as splitter
@@ -68,9 +70,10 @@ def embedded_text(message: EpisodeMessage, previous: EpisodeMessage | None) -> s
     return question_prefix(previous) + message_text(message)
 
 
-def passages_of(message: EpisodeMessage, previous: EpisodeMessage | None) -> list[tuple[Passage, str]]:
+def passages_of(message: EpisodeMessage, previous: EpisodeMessage | None) -> list[tuple[Passage, str | None]]:
     """A long message's passages (``ingestion.passages``), each with the text it is embedded as: the
-    speaker and the passage (the first one after the start of the question it answers, like a message)."""
+    speaker and the passage (the first one after the start of the question it answers, like a message);
+    None past the first ``MEMHQ_PASSAGES_EMBEDDED`` (those are found by full text only)."""
     found = splitter.split(message.content)
     message.passage_count = len(found)
     speaker = message.name or message.role
@@ -89,7 +92,9 @@ def passages_of(message: EpisodeMessage, previous: EpisodeMessage | None) -> lis
                 text=part.text,
                 document_date=message.document_date,
             ),
-            f"{question if ordinal == 0 else ''}{speaker}: {part.text}",
+            f"{question if ordinal == 0 else ''}{speaker}: {part.text}"
+            if ordinal < settings.MEMHQ_PASSAGES_EMBEDDED
+            else None,
         )
         for ordinal, part in enumerate(found)
     ]
@@ -106,19 +111,23 @@ def compute(episode: Episode) -> Embedded:
     for message in messages:
         message.filler = is_filler(message.role, message.content, names)
     searched = [(m, messages[i - 1] if i else None) for i, m in enumerate(messages) if not m.filler]
-    texts = [embedded_text(m, previous) for m, previous in searched]
     parts = [part for m, previous in searched for part in passages_of(m, previous)]
-    texts += [text for _, text in parts]
+    whole = [(m, previous) for m, previous in searched if not m.passage_count]
+    texts = [embedded_text(m, previous) for m, previous in whole]
+    embedded = [(passage, text) for passage, text in parts if text is not None]
+    texts += [text for _, text in embedded]
     texts += [m.text for m in missing]
     if episode.summary:
         texts.append(episode.summary)
     vectors = get_embedder().embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
-    for (message, _), vector in zip(searched, vectors[: len(searched)], strict=True):
+    for (message, _), vector in zip(whole, vectors[: len(whole)], strict=True):
         message.embedding = vector
-    offset = len(searched)
-    for (passage, _), vector in zip(parts, vectors[offset : offset + len(parts)], strict=True):
+    offset = len(whole)
+    for (passage, _), vector in zip(embedded, vectors[offset : offset + len(embedded)], strict=True):
         passage.embedding = vector
-    offset += len(parts)
+        if passage.ordinal == 0:  # a long message's own vector is its first passage's: no second pass
+            passage.message.embedding = vector
+    offset += len(embedded)
     for memory, vector in zip(missing, vectors[offset : offset + len(missing)], strict=True):
         memory.embedding = vector
     summary = vectors[-1] if episode.summary else None

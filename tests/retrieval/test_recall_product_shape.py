@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from django.conf import settings
 from rest_framework.test import APIClient
 
 from ingestion.pipeline import run_inline
@@ -57,7 +58,12 @@ def test_a_long_turn_is_recalled_as_the_passage_that_matched(project: Project, a
         "2026-03-02T10:00:00Z",
     )
     message = EpisodeMessage.objects.get(role="assistant")
-    assert message.passage_count == Passage.objects.filter(message=message).count() > 2
+    parts = list(Passage.objects.filter(message=message).order_by("ordinal"))
+    assert message.passage_count == len(parts) > settings.MEMHQ_PASSAGES_EMBEDDED
+    # The first passages are embedded (the message's own vector is the first one's), the rest full text only.
+    embedded = [part.embedding is not None for part in parts]
+    assert embedded == [n < settings.MEMHQ_PASSAGES_EMBEDDED for n in range(len(parts))]
+    assert list(message.embedding) == list(parts[0].embedding)
     response = api.post(RECALL, {"user_id": "alice", "query": "Which database with pgvector?"}, "json")
     body = response.json()
     passage = next(item for item in body["items"] if item["type"] == "passage")
