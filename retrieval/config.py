@@ -77,6 +77,11 @@ class RetrievalConfig:
         "'What activities does Ana do?' embeds as its topic, not as 'Ana'. locomo-dev frac@10 0.800 → "
         "0.810, multi-hop all@10 0.289 → 0.324. Only known person entities are removed.",
     )
+    min_relative_score: float = _why(
+        0.0,
+        "Items scoring below this share of the best item's score are left out of the context: past the "
+        "first items, weak matches cost tokens and rarely carry the answer.",
+    )
     importance_weight: float = _why(0.2, "Vote ×(1 + this × importance): a small nudge between near-ties.")
     reinforce_weight: float = _why(
         0.1, "Vote ×(1 + this × reinforcement, saturating at reinforce_saturation)."

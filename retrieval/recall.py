@@ -131,7 +131,7 @@ def assemble(
         if kinds is None or (item.type == "memory" and item.kind in kinds)
     }
     scored = spread(rerank(candidates, as_of, config), query_text, config)
-    best = dedupe(ordered(list(scored.values())))
+    best = relevant(dedupe(ordered(list(scored.values()))), config.min_relative_score)
     kept, context, tokens = fit(best[:limit], max_tokens, as_of)
     return RecallResult(
         items=kept,
@@ -139,6 +139,14 @@ def assemble(
         context_tokens=tokens,
         processed_through=processed_through,  # type: ignore[arg-type]
     )
+
+
+def relevant(ranked: list[Item], share: float) -> list[Item]:
+    """``ranked`` without the items scoring below ``share`` of the best one."""
+    if not ranked or share <= 0:
+        return ranked
+    floor = share * ranked[0].score
+    return [item for item in ranked if item.score >= floor]
 
 
 def _hit(row: dict[str, object], key: str) -> Hit:

@@ -10,6 +10,7 @@ import pytest
 from retrieval.config import RetrievalConfig
 from retrieval.fusion import Hit, dedupe, normalise, spread, vote
 from retrieval.items import Item
+from retrieval.recall import relevant
 from retrieval.rerank import ordered
 
 SETTINGS = RetrievalConfig(
@@ -175,3 +176,11 @@ def test_memories_of_one_message_each_stay_and_only_a_repeated_text_is_dropped()
     said = message("m", "e:1")
     kept = dedupe([diet, spice, food, said])
     assert [item.key for item in kept] == ["d", "s"]
+
+
+def test_relevant_leaves_out_what_scores_below_a_share_of_the_best() -> None:
+    ranked = [message(key, f"e:{n}") for n, key in enumerate("abc")]
+    for item, score in zip(ranked, (1.0, 0.5, 0.1), strict=True):
+        item.score = score
+    assert [item.key for item in relevant(ranked, 0.3)] == ["a", "b"]
+    assert relevant(ranked, 0.0) == ranked
