@@ -77,6 +77,11 @@ class RetrievalConfig:
         "'What activities does Ana do?' embeds as its topic, not as 'Ana'. locomo-dev frac@10 0.800 → "
         "0.810, multi-hop all@10 0.289 → 0.324. Only known person entities are removed.",
     )
+    episode_decay: float = _why(
+        1.0,
+        "An item's score ×(this ^ the number of better items from the same episode): below 1 spreads the "
+        "context over more conversations (questions whose evidence spans sessions), 1 leaves the order.",
+    )
     min_relative_score: float = _why(
         0.0,
         "Items scoring below this share of the best item's score are left out of the context: past the "
