@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from retrieval.config import RetrievalConfig
-from retrieval.items import Item
+from retrieval.items import ROLES, Item
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -78,15 +78,11 @@ def _votes(hits: Sequence[Hit], config: RetrievalConfig) -> dict[str, float]:
     return votes
 
 
-#: Anchors that are roles, not names: an unnamed message is anchored on its role, and "what does the user
-#: like" names nobody (it would otherwise double every item of the user's own turns).
-ROLE_ANCHORS = frozenset({"user", "assistant", "system", "tool"})
-
-
 def named(item: Item, query_words: set[str]) -> bool:
-    """Is the item's speaker (message) or subject (memory) a person the query names (a role is not)?"""
+    """Is the item's speaker (message) or subject (memory) a person the query names? A role is not: "what
+    does the user like" names nobody (it would otherwise double every item of the user's own turns)."""
     words = _WORD.findall(item.anchor.lower())
-    return bool(words) and " ".join(words) not in ROLE_ANCHORS and all(word in query_words for word in words)
+    return bool(words) and " ".join(words) not in ROLES and all(word in query_words for word in words)
 
 
 def _spread_to_neighbours(per_message: dict[str, float], config: RetrievalConfig) -> None:

@@ -8,6 +8,9 @@ from typing import Any
 
 from ingestion.passages import first_passage
 
+#: A message's roles: an unnamed message is anchored on its role, which is never a person's name.
+ROLES = frozenset({"user", "assistant", "system", "tool"})
+
 
 @dataclass
 class Item:
@@ -63,7 +66,7 @@ def message_source(episode_id: object, index: object) -> str:
 def role_of(row: dict[str, Any]) -> str | None:
     """A message row's role (rows saved before the column existed: the speaker when it is a role)."""
     role = row.get("msg_role")
-    if role is None and row.get("msg_speaker") in ("user", "assistant", "system", "tool"):
+    if role is None and row.get("msg_speaker") in ROLES:
         role = row["msg_speaker"]
     return str(role) if role is not None else None
 
