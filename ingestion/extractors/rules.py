@@ -25,6 +25,7 @@ from typing import Final
 from spacy.tokens import Doc, Span
 
 from ingestion.extractors.base import CandidateOut, EpisodeIn, ExtractionResult, MessageIn
+from ingestion.extractors.predicates import is_change
 from ingestion.extractors.rules_candidates import (
     CHANGE_PREDICATES,
     MessageContext,
@@ -63,7 +64,11 @@ def _clause_candidates(clause: Clause, ctx: MessageContext) -> list[CandidateOut
     future = is_future(clause, ctx)
     out: list[CandidateOut] = []
     for fact in facts:
-        if future and fact.predicate in CHANGE_PREDICATES and fact.kind != "decision":
+        if (
+            future
+            and (fact.predicate in CHANGE_PREDICATES or is_change(fact.predicate))
+            and fact.kind != "decision"
+        ):
             fact = as_plan(fact, clause, ctx)
         cand = build_candidate(
             ctx,

@@ -13,7 +13,8 @@ Choices:
 * Leading discourse words ("so", "well", "oh", "anyway", "by the way"), interjections, conjunctions and
   vocatives (a participant's name used to address them) are trimmed; so are trailing punctuation, a
   trailing "by the way" and a trailing "too"/"either".
-* Each clause gets a subject kind: ``speaker`` (I/we), ``possessive`` ("my sister ...", "our startup ..."),
+* Each clause gets a subject kind: ``speaker`` (I/we, or a coordination that includes "I": "my wife and I
+  ..."; the claim keeps the other person as written), ``possessive`` ("my sister ...", "our startup ..."),
   ``implicit`` (a casual subjectless report: "Went hiking yesterday", "Been reading a lot") or ``other``.
 """
 
@@ -221,8 +222,8 @@ def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
 
 def _subject_kind(head: Token, subject: Token | None, tokens: list[Token]) -> SubjectKind:
     if subject is not None:
-        if is_first_person(subject):
-            return "speaker"
+        if is_first_person(subject) or any(is_first_person(c) for c in subject.conjuncts):
+            return "speaker"  # "I ...", "My wife and I moved to Denver", "John and I both love hiking"
         if any(c.dep_ == "poss" and c.lower_ in FIRST_PERSON_POSSESSIVES for c in subject.children):
             return "possessive"
         return "other"

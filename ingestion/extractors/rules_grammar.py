@@ -18,7 +18,7 @@ TIME_LABELS: Final = frozenset({"DATE", "TIME"})
 NAME_VERBS: Final = frozenset({"name", "call"})
 #: Predicates whose coordinated noun objects are separate items (one candidate each).
 SPLIT_PREDICATES: Final = frozenset(
-    {"allergic_to", "likes", "dislikes", "visited", "owns", "hobby", "has_pet", "prefers", "studies"}
+    {"allergic_to", "likes", "dislikes", "visited", "owns", "hobby", "has_pet", "prefers", "studies", "uses"}
 )
 NAME_SLOT_DEPS: Final = frozenset({"oprd", "attr", "dobj", "npadvmod", "appos"})
 
