@@ -138,6 +138,7 @@ ALIASES: Final[dict[str, str]] = {
     "main_programming_language": "main_language",
     "programming_language": "main_language",
     "quit": "left",
+    "use": "uses",
 }
 
 #: Prefix of the open favorite_<x> family; every member is single-valued.
