@@ -86,7 +86,13 @@ def test_a_new_value_in_ordinary_wording_supersedes_the_old_one(
         ("I eat meat every day.", "I no longer eat meat.", "eat", "meat every day", "no_longer_eat"),
         ("I drink coffee every morning.", "I gave up coffee.", "drink", "coffee every morning", "left"),
         ("I love sushi.", "I don't like sushi anymore.", "likes", "sushi", "no_longer_likes"),
-        ("I use Notion daily.", "I switched from Notion to Obsidian.", "uses", "Notion", "no_longer_uses"),
+        (
+            "I use Notion every day.",
+            "I switched from Notion to Obsidian.",
+            "uses",
+            "Notion",
+            "no_longer_uses",
+        ),
     ],
 )
 def test_an_ending_supersedes_the_state_it_ends(
