@@ -84,6 +84,7 @@ def _row(lemmas: str, predicate: str, kind: Kind, *slots: str, **flags: bool) ->
 #: The verb table, in priority order.
 VERB_RULES: Final[tuple[VerbRule, ...]] = (
     _row("live reside", "lives_in", "fact", "prep:in", present_only=True),
+    _row("base", "lives_in", "fact", "prep:in", present_only=True),
     _row("move relocate", "lives_in", "event", "prep:to"),
     _row("work", "works_at", "fact", "prep:at,for", present_only=True),
     _row("work", "job_title", "fact", "prep:as", present_only=True),
@@ -96,6 +97,7 @@ VERB_RULES: Final[tuple[VerbRule, ...]] = (
     _row("study learn", "studies", "fact", "dobj", present_only=True),
     _row("major", "studies", "fact", "prep:in", present_only=True),
     _row("love like enjoy adore", "likes", "preference", "dobj", "xcomp", "rest"),
+    _row("stand", "likes", "preference", "dobj"),  # only ever negated: "I can't stand X" → dislikes
     _row("prefer", "prefers", "preference", "dobj", "xcomp", "rest"),
     _row("hate dislike detest loathe", "dislikes", "preference", "dobj", "xcomp", "rest"),
     _row("want need", "wants", "preference", "dobj", "xcomp"),
@@ -219,7 +221,9 @@ def generic_fact(clause: Clause) -> Fact | None:
     """The fallback: predicate = verb lemma (+ particle, "not_" if negated), object = rest of the clause."""
     head = clause.head
     rest = [t for t in clause.tokens if t.i != head.i]
-    if substantive_count(rest, clause.subject) < MIN_SUBSTANTIVE_WORDS:
+    dated = head.lemma_ == "be" and clause.subject is not None and clause.subject.pos_ == "NOUN"
+    dated = dated and any(t.ent_type_ == "DATE" for t in rest)  # "my daughter's wedding is on June 14th"
+    if substantive_count(rest, clause.subject) < MIN_SUBSTANTIVE_WORDS and not dated:
         return None
     subject = clause.subject
     if (

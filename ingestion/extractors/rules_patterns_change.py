@@ -97,8 +97,10 @@ def _language_fact(tok: Token) -> Fact:
 
 def _named_org(tok: Token | None) -> bool:
     """A proper name that can be an employer: not a person, place or date, not a club or group."""
-    if tok is None or tok.pos_ != "PROPN" or tok.ent_type_ in NOT_EMPLOYER_LABELS:
+    if tok is None or tok.ent_type_ in NOT_EMPLOYER_LABELS:
         return False
+    if tok.pos_ != "PROPN" and not (tok.pos_ in ("NOUN", "X") and tok.text[:1].isupper()):
+        return False  # a capitalised noun is a name the tagger missed ("PwC." read as one NN token)
     return not any(t.lemma_.lower() in GROUP_NOUNS for t in tok.subtree)
 
 
@@ -145,6 +147,10 @@ def _stop_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     partner = prep_object(head, ("with",)) if phrasal and prt == "up" and lemma != "give" else None
     if partner is not None:
         return [Fact(LEFT, ENDING_KIND, phrase(partner, clause))]  # "broke up with Sam"
+    if phrasal and prt == "up" and lemma != "give" and clause.subject is not None:
+        together = [c for c in (clause.subject, *clause.subject.conjuncts) if c.pos_ == "PROPN"]
+        if together:  # "Alex and I broke up"
+            return [Fact(LEFT, ENDING_KIND, name_of(together[0]))]
     obj = first_child(head, "dobj")
     if obj is None:
         return None

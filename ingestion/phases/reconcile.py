@@ -2,8 +2,10 @@
 
 Runs in ONE transaction under the per-user memory lock, so two episodes of the same user never reconcile
 at the same time. Every memory/evidence write is journaled in the episode's batch. Episodes processed out of
-order still end right: a candidate older than the active value it conflicts with is kept as history
-(superseded by the newer one) instead of replacing it.
+order still end right: a candidate said before the active value it conflicts with started is kept as
+history (superseded by the newer one) instead of replacing it. A candidate said later but dated earlier
+than that value ("I went vegan in January", said in March, after "I'm vegetarian" on 12 January) starts
+when the old value was last known to hold, not before it.
 
 What a new memory supersedes (``ingestion/extractors/predicates.py`` has the vocabulary):
 
@@ -147,6 +149,10 @@ class Reconciler:
     def valid_from(self, candidate: Candidate) -> datetime:
         if candidate.valid_from is not None:
             return candidate.valid_from
+        return self.said_at(candidate)
+
+    def said_at(self, candidate: Candidate) -> datetime:
+        """The document date of the message the candidate comes from."""
         first = (
             self.messages.get(candidate.source_message_indexes[0])
             if candidate.source_message_indexes
@@ -201,7 +207,9 @@ class Reconciler:
         same_predicate = normalise_predicate(candidate.predicate) == normalise_predicate(memory.predicate)
         return same_predicate and is_ending(candidate.predicate) != is_ending(memory.predicate)
 
-    def create(self, candidate: Candidate, vector: np.ndarray, **extra: object) -> Memory:
+    def create(
+        self, candidate: Candidate, vector: np.ndarray, valid_from: datetime | None = None, **extra: object
+    ) -> Memory:
         memory = memory_create(
             self.journal,
             text=candidate.claim,
@@ -214,7 +222,7 @@ class Reconciler:
             entity_ids=list(dict.fromkeys(candidate.entity_ids)),
             confidence=candidate.confidence,
             importance=candidate.importance,
-            valid_from=self.valid_from(candidate),
+            valid_from=valid_from or self.valid_from(candidate),
             origin=MemoryOrigin.EXTRACTED,
             episode=self.episode,
             embedding=vector,
@@ -267,7 +275,8 @@ class Reconciler:
             return
         conflicting = self.conflicting(candidate)
         valid_from = self.valid_from(candidate)
-        newer = [memory for memory in conflicting if memory.valid_from > valid_from]
+        later = [memory for memory in conflicting if memory.valid_from > valid_from]
+        newer = [memory for memory in later if memory.valid_from > self.said_at(candidate)]
         if newer:
             # An older statement arriving late: keep it as history, superseded by what is already known.
             memory = self.create(
@@ -280,7 +289,10 @@ class Reconciler:
             candidate.decision, candidate.memory = Decision.ACCEPT, memory
             candidate.reason = f"older than the active value; kept as history of {newer[-1].pk}"
             return
-        memory = self.create(candidate, vector)
+        # Said after the old value was last known, but dated before it ("I went vegan in January", said in
+        # March, after "I'm vegetarian" on 12 January): the change happened after what was known.
+        start = max((memory.valid_from for memory in later), default=None)
+        memory = self.create(candidate, vector, valid_from=start)
         candidate.memory = memory
         if conflicting:
             for old in conflicting:
