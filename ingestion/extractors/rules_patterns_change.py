@@ -9,17 +9,18 @@ reconcile matches against the live memory it ends.
 * "I switched / moved / migrated / changed (from Y) to X" with X a programming language → ``main_language``
   X; any other X → ``uses`` X, and "from Y" → ``no_longer_uses`` Y. A diet ("switched to vegan") is left
   to the verb table (``diet``), a place ("moved to Denver") to ``lives_in``.
-* "I report to X" → ``manager`` X (see ``rules_relations`` for "my new manager is X").
+* "I moved in with ... in X" → ``lives_in`` X. "I report to X" → ``manager`` X (see ``rules_relations``
+  for "my new manager is X").
 * Endings. "I no longer / don't ... anymore / am not ... anymore" + a pattern the other modules know →
   ``no_longer_<predicate>`` with the same object ("I don't work at Google anymore" → ``no_longer_works_at``
   Google; "I'm not vegan anymore" → ``no_longer_diet`` vegan). A plain negation of a single-valued state
   ("I don't live in Berlin") is an ending too: it contradicts any live value. "I stopped / quit / gave up
   V-ing O" → the same, for V's pattern (``no_longer_works_at``) or the generic ``no_longer_<verb>`` O
   ("I stopped eating meat" → ``no_longer_eat`` meat). Not eating meat is also ``diet`` vegetarian.
-* "I left / quit / gave up / dropped X" → ``left`` X (reconcile ends whatever live memory of a state
-  names X: employer, home, school, group, partner, a habit such as "drinks coffee"); "I quit my job (at
-  X)" → ``left`` X, or ``no_longer_works_at`` with no object (ends the current employer) when no employer
-  is named. "I broke up with X", "I divorced X" → ``left`` X.
+* "I left / quit / sold / gave up / gave away / dropped X" → ``left`` X (reconcile ends whatever live
+  memory of a state names X: employer, home, school, group, partner, a thing owned, a habit such as
+  "drinks coffee"); "I quit my job (at X)" → ``left`` X, or ``no_longer_works_at`` with no object (ends
+  the current employer) when no employer is named. "I broke up with X", "I divorced X" → ``left`` X.
 * "I started V-ing ..." ("I've started working at Figma") → V's own pattern.
 
 Anything else returns no facts and the clause goes through the usual patterns.
@@ -56,8 +57,10 @@ FactReader = Callable[[Clause], list[Fact]]
 
 #: Verbs that end what their gerund / object names ("stopped eating", "quit my job", "gave up coffee").
 STOP_VERBS: Final = frozenset({"stop", "quit", "cease", "abandon", "drop"})
-STOP_PHRASALS: Final = frozenset({("give", "up"), ("break", "up"), ("split", "up"), ("move", "out")})
-LEAVE_VERBS: Final = frozenset({"leave", "quit", "divorce", "exit"})
+STOP_PHRASALS: Final = frozenset(
+    {("give", "up"), ("break", "up"), ("split", "up"), ("move", "out"), ("give", "away")}
+)
+LEAVE_VERBS: Final = frozenset({"leave", "quit", "divorce", "exit", "sell"})
 SWITCH_VERBS: Final = frozenset({"switch", "move", "migrate", "change", "transition", "convert"})
 START_VERBS: Final = frozenset({"start", "begin"})
 CODE_VERBS: Final = frozenset({"code", "program", "write", "develop", "work", "use"})
@@ -130,7 +133,12 @@ def _left(clause: Clause, obj: Token) -> list[Fact]:
         if employer is None:
             return [Fact(NO_LONGER_PREFIX + "works_at", ENDING_KIND, object_text="")]
         return [Fact(LEFT, ENDING_KIND, phrase(employer, clause))]
-    return [Fact(LEFT, ENDING_KIND, phrase(obj, clause))]
+    return [Fact(LEFT, ENDING_KIND, _unowned(phrase(obj, clause)))]
+
+
+def _unowned(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
+    """ "my Honda Civic" → "Honda Civic": the thing, as a memory of it names it."""
+    return tuple(t for t in tokens if not (t.dep_ == "poss" and t.lower_ in ("my", "our")))
 
 
 def _stop_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
@@ -156,7 +164,7 @@ def _stop_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
         return None
     if lemma in LEAVE_VERBS:
         return _left(clause, obj)
-    return [Fact(LEFT, ENDING_KIND, phrase(obj, clause))]  # "gave up coffee", "dropped the class"
+    return [Fact(LEFT, ENDING_KIND, _unowned(phrase(obj, clause)))]  # "gave up coffee", "dropped the class"
 
 
 def _switch_facts(clause: Clause) -> list[Fact] | None:
@@ -201,6 +209,9 @@ def _new_value_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
             if now and at is not None and _named_org(at)
             else None
         )
+    if lemma == "move" and particle(head) == "in":  # "I moved in with my girlfriend in Liverpool"
+        place = next((t for t in clause.tokens if t.ent_type_ in ("GPE", "LOC") and t.pos_ == "PROPN"), None)
+        return [Fact("lives_in", "event", name_of(place))] if place is not None else None
     if lemma == "report":
         boss = prep_object(head, ("to",))
         return (

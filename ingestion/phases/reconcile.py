@@ -99,12 +99,16 @@ def same_object(candidate: Candidate, memory: Memory) -> bool:
 
 def ending_covers(candidate: Candidate, memory: Memory) -> bool:
     """An ending's object matches the memory's: no object (ends every value), the same object, or its
-    words inside the memory's object ("coffee" in "coffee every morning")."""
+    words inside the memory's object, each as a word or the start of one ("coffee" in "three coffees a
+    day")."""
     wanted = _words(candidate.object_value)
     if not wanted or same_object(candidate, memory):
         return True
     have = _words(memory.object_value)
-    return any(have[i : i + len(wanted)] == wanted for i in range(len(have) - len(wanted) + 1))
+    return any(
+        all(have[i + k].startswith(word) for k, word in enumerate(wanted))
+        for i in range(len(have) - len(wanted) + 1)
+    )
 
 
 def is_ending(predicate: str) -> bool:
