@@ -14,7 +14,8 @@ Choices:
   (see ``rules_scoring``).
 * Hypotheticals are not facts: a sentence with a condition ("If I moved to Tokyo, ...", "Unless I get the
   job, ...", "What if I quit?") is dropped whole, and so is a clause whose verb carries a modal of
-  possibility ("I would learn Japanese", "I could work remotely", "I might move"); a wish stays a wish
+  possibility ("I would learn Japanese", "I could work remotely"; "I might move" is a hedged plan, kept
+  with a lower confidence); a wish stays a wish
   ("I'd love to visit Rome" → ``wants``, see ``rules_patterns``).
 """
 
@@ -261,7 +262,8 @@ def substantive_count(tokens: Iterable[Token], subject: Token | None) -> int:
 #: Subordinators that make a sentence a condition, not a statement of fact.
 CONDITION_WORDS: Final = frozenset({"if", "unless", "suppose", "supposing", "imagine"})
 #: Modals of possibility on a clause's verb.
-HYPOTHETICAL_MODALS: Final = frozenset({"would", "could", "might", "'d", "may", "should"})
+#: ("might"/"may" are hedges, not hypotheticals: "I might move to Denver next year" is a hedged plan.)
+HYPOTHETICAL_MODALS: Final = frozenset({"would", "could", "'d", "should"})
 #: Verbs that keep their meaning under "would" ("I'd love to ...", "I'd rather ...": wishes and tastes).
 WISH_VERBS: Final = frozenset({"love", "like", "prefer", "want", "rather", "enjoy", "hate"})
 
@@ -272,8 +274,8 @@ def is_conditional(sent: Span) -> bool:
 
 
 def is_hypothetical(head: Token) -> bool:
-    """A clause whose verb carries a modal of possibility ("I would learn", "I could work", "I might
-    move"); "I'd" before a participle is "had" ("I'd moved"), and wishes ("I'd love to") stay."""
+    """A clause whose verb carries a modal of possibility ("I would learn", "I could work"); "I'd" before a
+    participle is "had" ("I'd moved"), and wishes ("I'd love to") stay."""
     if head.lemma_.lower() in WISH_VERBS or head.tag_ == "VBN":
         return False
     return any(c.dep_ == "aux" and c.lower_ in HYPOTHETICAL_MODALS for c in head.children)
