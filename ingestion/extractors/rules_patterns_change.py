@@ -243,6 +243,9 @@ def _negated_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     ]
     if endings:
         return endings
+    at = prep_object(head, ("at",)) if head.lemma_.lower() == "be" else None
+    if at is not None and _named_org(at):  # "I'm no longer at Google", "I'm not at Google anymore"
+        return [Fact(NO_LONGER_PREFIX + "works_at", ENDING_KIND, phrase(at, clause))]
     if not marked or head.pos_ not in ("VERB", "AUX") or head.lemma_.lower() == "be":
         return None
     base = head.lemma_.lower()

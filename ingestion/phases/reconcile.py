@@ -235,6 +235,7 @@ class Reconciler:
         self.add_evidence(memory, candidate)
         first = candidate.source_message_indexes[0] if candidate.source_message_indexes else None
         self.created_from[memory.pk] = first
+        self.live_predicates.add(memory.predicate)
         return memory
 
     def _scope(self, candidate: Candidate) -> QuerySet[Memory]:
@@ -246,7 +247,14 @@ class Reconciler:
             words = _words(candidate.object_value)
             return live.filter(object_value__icontains=words[0]) if words else live.none()
         predicates = set(ended_predicates(name)) | ({name} if is_single_valued(name) else set())
+        predicates &= self.live_predicates
         return live.filter(predicate__in=predicates) if predicates else live.none()
+
+    @functools.cached_property
+    def live_predicates(self) -> set[str]:
+        """Predicates of the user's live memories (kept up to date as this episode creates memories), so
+        most candidates need no query to find what they contradict."""
+        return set(_active(self.episode).values_list("predicate", flat=True).distinct())
 
     def conflicting(self, candidate: Candidate) -> list[Memory]:
         """The live memories the candidate ends or replaces (newest first)."""
