@@ -9,7 +9,9 @@ Choices:
   message it cites is an unnamed assistant's (the rule "drop what only the assistant said", enforced here too;
   a *named* assistant is a speaker in a role-played or imported conversation and is kept).
 - An unknown mention role becomes "other"; confidence and importance are clamped to 0..1 (NaN → 0);
-  predicates are folded to snake_case; a subject spelled "User" becomes ``USER_SUBJECT``.
+  predicates are folded to snake_case and then to the canonical vocabulary (``moved_to`` → ``lives_in``,
+  ``ingestion/extractors/predicates.py``) so reconcile compares like with like; a subject spelled "User"
+  becomes ``USER_SUBJECT``.
 - Span: the quoted span is looked up in the cited messages (exactly, then ignoring case, then without
   surrounding quotes or a final period); the message that contains it moves first in
   ``source_message_indexes`` (the span is an offset into the first source message). When no cited message
@@ -37,6 +39,7 @@ from ingestion.extractors.base import (
     Mention,
     MessageIn,
 )
+from ingestion.extractors.predicates import normalise_predicate as canonical_predicate
 from ingestion.prompts.extract import (
     MAX_KEY_LEARNINGS,
     MENTION_ROLES,
@@ -170,8 +173,8 @@ def _find(content: str, needle: str) -> int:
 
 
 def normalise_predicate(predicate: str) -> str:
-    """``"Lives In"`` / ``"lives-in"`` → ``"lives_in"``."""
-    return _NON_WORD_RE.sub("_", predicate.strip().lower()).strip("_")
+    """``"Lives In"`` / ``"lives-in"`` → ``"lives_in"``; synonyms folded (``"Moved To"`` → ``"lives_in"``)."""
+    return canonical_predicate(_NON_WORD_RE.sub("_", predicate.strip().lower()).strip("_"))
 
 
 def clamp_unit(value: float) -> float:

@@ -21,6 +21,19 @@ Choices recorded here:
   ``spouse`` and ``partner`` are single-valued (a new one replaces the old), the others accumulate.
 * Predicates that are not in the table (the rules extractor's generic fallback uses the verb lemma, e.g.
   ``paint`` or ``not_eat``) are allowed: they are multi-valued and never supersede anything.
+* **A change names the state it replaces.** The verbs of change land on the single-valued predicate of the
+  state they change, so reconcile supersedes the old value: "I just joined Anthropic" / "I started at X" /
+  "I'm now at X" → ``works_at``; "we moved to X" → ``lives_in``; "my new manager is X" / "I report to X" →
+  ``manager``; "I switched to TypeScript" → ``main_language`` (for a programming language, else ``uses``);
+  "I stopped eating meat" → ``diet=vegetarian`` (plus the ending below).
+* **An ending is its own memory.** "I left Google", "I no longer work at Google", "I'm not vegan anymore",
+  "I stopped eating meat" say a state ended without naming the new one. They are ``no_longer_<p>``
+  candidates ("no_longer_works_at Google", "no_longer_eat meat") or ``left`` ("left Google": whatever live
+  memory names Google as employer, home, school, group or partner). Reconcile stores the ending (a true
+  statement, active) and supersedes the live memories it ends (:func:`ends`): same subject,
+  an ended predicate, the same object (an ending with no object, "I quit my job", ends every value).
+* **Opposites end each other**: "dislikes sushi" ends "likes sushi" (and back), and re-stating a state
+  ("I work at Google again") ends its "no_longer_" memory.
 * **What one watches or reads is media**: the object of ``watch``/``read`` (and re-/binge forms) is typed
   ``media`` over the NER label (the small model calls "Breaking Bad" a PERSON). The object of ``listen``
   is media only when NER has no better label ("listen to Taylor Swift" is a person). So is the object of
@@ -72,11 +85,15 @@ PREDICATES: Final[dict[str, str]] = {
     "parent": "mother or father",
     "relative": "other family member",
     "friend": "a friend",
-    "colleague": "a colleague, boss or co-worker",
+    "colleague": "a colleague or co-worker",
+    "manager": "the subject's manager or boss (name; single-valued: a new manager replaces the old)",
     "mentor": "a mentor",
     "has_pet": "a pet (name if given, else the animal)",
     # possessions, intentions, events
     "owns": "something the subject owns",
+    "main_language": "the programming language the subject mainly works in (single-valued)",
+    "uses": "a tool, product or service the subject uses",
+    "left": "something the subject left, quit or gave up: employer, home, group, partner, habit (ends it)",
     "plans_to": "something the subject intends to do",
     "decided": "a decision the subject made",
     "visited": "a place the subject went to",
@@ -116,6 +133,12 @@ ALIASES: Final[dict[str, str]] = {
     "intends_to": "plans_to",
     "decision": "decided",
     "went_to": "attended",
+    "boss": "manager",
+    "reports_to": "manager",
+    "main_programming_language": "main_language",
+    "programming_language": "main_language",
+    "quit": "left",
+    "use": "uses",
 }
 
 #: Prefix of the open favorite_<x> family; every member is single-valued.
@@ -139,8 +162,46 @@ SINGLE_VALUED: Final[frozenset[str]] = frozenset(
         "spouse",
         "partner",
         "relationship_status",
+        "manager",
+        "main_language",
     }
 )
+
+#: Prefix of an ending: ``no_longer_works_at`` ends ``works_at`` memories with the same object.
+NO_LONGER_PREFIX: Final = "no_longer_"
+#: ``left X`` ends the live memory of a state that names X (employer, home, group, partner, a habit such
+#: as "drinks coffee"), whatever its predicate, except the predicates below: a taste, a past event, a
+#: family tie or an identity fact does not end when one leaves ("I left Paris" ends ``lives_in`` Paris,
+#: not ``visited`` Paris).
+LEFT: Final = "left"
+NOT_LEAVABLE: Final[frozenset[str]] = frozenset(
+    {
+        "likes",
+        "dislikes",
+        "prefers",
+        "wants",
+        "interested_in",
+        "finds",
+        "allergic_to",
+        "is_from",
+        "name",
+        "age",
+        "birthday",
+        "sibling",
+        "parent",
+        "has_child",
+        "relative",
+        "friend",
+        "mentor",
+        "visited",
+        "attended",
+        "decided",
+        "plans_to",
+        LEFT,
+    }
+)
+#: Predicates that contradict each other for the same object.
+OPPOSITES: Final[dict[str, str]] = {"likes": "dislikes", "dislikes": "likes"}
 
 #: Entity type of the object for predicates whose object is an entity; used when NER gives no type.
 OBJECT_ENTITY_TYPE: Final[dict[str, EntityType]] = {
@@ -161,9 +222,12 @@ OBJECT_ENTITY_TYPE: Final[dict[str, EntityType]] = {
     "relative": "person",
     "friend": "person",
     "colleague": "person",
+    "manager": "person",
     "mentor": "person",
     "has_pet": "other",
     "owns": "product",
+    "main_language": "tool",
+    "uses": "tool",
     "attended": "event",
     "likes": "concept",
     "dislikes": "concept",
@@ -194,6 +258,7 @@ STRONG_OBJECT_TYPES: Final[frozenset[str]] = frozenset(
         "has_child",
         "parent",
         "friend",
+        "manager",
         "has_pet",
         "owns",
     }
@@ -275,3 +340,43 @@ def has_strong_object_type(predicate: str) -> bool:
     """True when the predicate's object type should win over the NER label."""
     name = normalise_predicate(predicate)
     return name in STRONG_OBJECT_TYPES or name.startswith(FAVORITE_PREFIX) or _verb(name) in MEDIA_VERBS
+
+
+def ending_base(predicate: str) -> str | None:
+    """``no_longer_works_at`` → ``works_at``; None for a predicate that is not an ending."""
+    name = normalise_predicate(predicate)
+    if name.startswith(NO_LONGER_PREFIX) and len(name) > len(NO_LONGER_PREFIX):
+        return normalise_predicate(name[len(NO_LONGER_PREFIX) :])
+    return None
+
+
+def is_change(predicate: str) -> bool:
+    """True for predicates that state a change of the subject's situation (announced in the future, they
+    are plans, not yet facts)."""
+    name = normalise_predicate(predicate)
+    return name == LEFT or ending_base(name) is not None or name in ("manager", "main_language")
+
+
+def ends(predicate: str, other: str) -> bool:
+    """Does a new ``predicate`` memory end a live ``other`` memory of the same subject and object?
+
+    Single-valued conflicts (same predicate, another object) are not covered here: see
+    :func:`is_single_valued`.
+    """
+    name, other = normalise_predicate(predicate), normalise_predicate(other)
+    if name == LEFT:
+        return other not in NOT_LEAVABLE and not other.startswith(FAVORITE_PREFIX)
+    return other in ended_predicates(name)
+
+
+def ended_predicates(predicate: str) -> frozenset[str]:
+    """The predicates a new ``predicate`` memory ends (same subject and object); ``left`` is open-ended
+    (see :func:`ends`)."""
+    name = normalise_predicate(predicate)
+    base = ending_base(name)
+    if base is not None:
+        return frozenset({base})
+    ended = {NO_LONGER_PREFIX + name}
+    if name in OPPOSITES:
+        ended.add(OPPOSITES[name])
+    return frozenset(ended)

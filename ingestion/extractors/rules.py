@@ -25,6 +25,7 @@ from typing import Final
 from spacy.tokens import Doc, Span
 
 from ingestion.extractors.base import CandidateOut, EpisodeIn, ExtractionResult, MessageIn
+from ingestion.extractors.predicates import is_change
 from ingestion.extractors.rules_candidates import (
     CHANGE_PREDICATES,
     MessageContext,
@@ -33,7 +34,7 @@ from ingestion.extractors.rules_candidates import (
     is_future,
 )
 from ingestion.extractors.rules_clauses import Clause, split_clauses
-from ingestion.extractors.rules_filters import is_chatter, is_question
+from ingestion.extractors.rules_filters import is_chatter, is_conditional, is_hypothetical, is_question
 from ingestion.extractors.rules_grammar import Fact
 from ingestion.extractors.rules_nlp import add_entities, parse_all
 from ingestion.extractors.rules_patterns import speaker_facts
@@ -56,14 +57,28 @@ def _facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
     return other_facts(clause, speakers)
 
 
+def _states_a_name(clause: Clause) -> bool:
+    """ "I'm Maria": a copula right before a proper noun (not chatter, even when Maria is the speaker)."""
+    head = clause.head
+    nxt = head.doc[head.i + 1] if head.i + 1 < len(head.doc) else None
+    named = nxt is not None and nxt.pos_ == "PROPN"
+    return head.lemma_ == "be" and named and clause.subject_kind == "speaker"
+
+
 def _clause_candidates(clause: Clause, ctx: MessageContext) -> list[CandidateOut]:
-    if is_chatter(" ".join(t.text for t in clause.tokens), ctx.skip_names):
+    text = " ".join(t.text for t in clause.tokens)
+    chatter = is_chatter(text, ctx.skip_names) and not _states_a_name(clause)
+    if chatter or is_hypothetical(clause.head):
         return []
     subject, facts = _facts(clause, ctx.speakers)
     future = is_future(clause, ctx)
     out: list[CandidateOut] = []
     for fact in facts:
-        if future and fact.predicate in CHANGE_PREDICATES and fact.kind != "decision":
+        if (
+            future
+            and (fact.predicate in CHANGE_PREDICATES or is_change(fact.predicate))
+            and fact.kind != "decision"
+        ):
             fact = as_plan(fact, clause, ctx)
         cand = build_candidate(
             ctx,
@@ -80,9 +95,9 @@ def _clause_candidates(clause: Clause, ctx: MessageContext) -> list[CandidateOut
 
 
 def worth_reading(sent: Span, names: Sequence[str]) -> bool:
-    """Can this sentence yield a candidate? Not a question, not chatter, and it mentions the speaker
-    (I/me/my/we/us/our...) or is a casual subjectless report ("Went hiking yesterday")."""
-    if is_question(sent) or is_chatter(sent.text, names):
+    """Can this sentence yield a candidate? Not a question, not chatter, not a condition, and it mentions the
+    speaker (I/me/my/we/us/our...) or is a casual subjectless report ("Went hiking yesterday")."""
+    if is_question(sent) or is_chatter(sent.text, names) or is_conditional(sent):
         return False
     if any(t.lower_ in SPEAKER_WORDS and t.tag_ in ("PRP", "PRP$") for t in sent):
         return True

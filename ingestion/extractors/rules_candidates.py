@@ -23,7 +23,7 @@ from typing import Final
 from spacy.tokens import Token
 
 from ingestion.extractors.base import CandidateOut, Mention, MessageIn
-from ingestion.extractors.predicates import normalise_predicate
+from ingestion.extractors.predicates import ending_base, normalise_predicate
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_filters import hedged
 from ingestion.extractors.rules_grammar import Fact
@@ -61,6 +61,10 @@ SECONDARY_TEMPLATES: Final = {
     "attended": "{s} attended {o}.",
     "plans_to": "{s} plans to {o}.",
     "decided": "{s} decided on {o}.",
+    "uses": "{s} uses {o}.",
+    "main_language": "{s} mainly programs in {o}.",
+    "manager": "{s}'s manager is {o}.",
+    "left": "{s} left {o}.",
 }
 DEFAULT_TEMPLATE: Final = "{s}: {p} {o}."
 FUTURE_AUXILIARIES: Final = frozenset({"will", "'ll", "ll", "shall", "wo"})
@@ -138,6 +142,18 @@ def object_value(fact: Fact, ctx: MessageContext) -> str:
     return clean_name(ctx.renderer.render(fact.object_tokens, drop_times=True))
 
 
+def secondary_claim(predicate: str, subject: str, value: str) -> str:
+    """A short templated claim; an ending reads "<s> no longer <state>" ("User no longer uses Notion.")."""
+    base = ending_base(predicate)
+    if base is not None:
+        state = SECONDARY_TEMPLATES.get(base, "{s} " + base.replace("_", " ") + " {o}.")
+        if state.startswith("{s} "):
+            return state.replace("{s} ", "{s} no longer ", 1).format(s=subject, o=value)
+        return f"{subject} no longer {base.replace('_', ' ')} {value}."
+    template = SECONDARY_TEMPLATES.get(predicate, DEFAULT_TEMPLATE)
+    return template.format(s=subject, o=value, p=predicate.replace("_", " "))
+
+
 def _display(subject: str, speakers: Speakers) -> str:
     if subject == speakers.subject:
         return speakers.display
@@ -158,7 +174,7 @@ def build_candidate(
 ) -> CandidateOut | None:
     """One candidate; None when the fact has no usable object."""
     value = object_value(fact, ctx)
-    if fact.specific and not value:
+    if fact.specific and not value and ending_base(fact.predicate) is None:  # "I quit my job": no object
         return None
     predicate = normalise_predicate(fact.predicate)
     shown = _display(subject, ctx.speakers)
@@ -167,8 +183,7 @@ def build_candidate(
     elif primary and clause is not None:
         claim = _clause_claim(clause, ctx)
     else:
-        template = SECONDARY_TEMPLATES.get(predicate, DEFAULT_TEMPLATE)
-        claim = template.format(s=shown, o=value, p=predicate.replace("_", " "))
+        claim = secondary_claim(predicate, shown, value)
     mentions_in = ctx.renderer.mentions_in(tokens)
     valid_from = mentions_in[0].start if mentions_in and fact.kind in VALID_FROM_KINDS else None
     is_hedged = fact.hedged or hedged(tokens) or (clause is not None and clause.hedged_by_verb)

@@ -13,7 +13,8 @@ Choices:
 * Leading discourse words ("so", "well", "oh", "anyway", "by the way"), interjections, conjunctions and
   vocatives (a participant's name used to address them) are trimmed; so are trailing punctuation, a
   trailing "by the way" and a trailing "too"/"either".
-* Each clause gets a subject kind: ``speaker`` (I/we), ``possessive`` ("my sister ...", "our startup ..."),
+* Each clause gets a subject kind: ``speaker`` (I/we, or a coordination that includes "I": "my wife and I
+  ..."; the claim keeps the other person as written), ``possessive`` ("my sister ...", "our startup ..."),
   ``implicit`` (a casual subjectless report: "Went hiking yesterday", "Been reading a lot") or ``other``.
 """
 
@@ -219,11 +220,27 @@ def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
     return toks
 
 
+#: How many possessors deep "my daughter's friend's wedding" is followed.
+MAX_POSSESSIVE_DEPTH: Final = 3
+
+
+def owned_by_speaker(noun: Token) -> bool:
+    """ "my sister", "our startup", and nested: "my daughter's wedding"."""
+    for _ in range(MAX_POSSESSIVE_DEPTH):
+        owner = next((c for c in noun.children if c.dep_ == "poss"), None)
+        if owner is None:
+            return False
+        if owner.lower_ in FIRST_PERSON_POSSESSIVES:
+            return True
+        noun = owner
+    return False
+
+
 def _subject_kind(head: Token, subject: Token | None, tokens: list[Token]) -> SubjectKind:
     if subject is not None:
-        if is_first_person(subject):
-            return "speaker"
-        if any(c.dep_ == "poss" and c.lower_ in FIRST_PERSON_POSSESSIVES for c in subject.children):
+        if is_first_person(subject) or any(is_first_person(c) for c in subject.conjuncts):
+            return "speaker"  # "I ...", "My wife and I moved to Denver", "John and I both love hiking"
+        if owned_by_speaker(subject):
             return "possessive"
         return "other"
     first = tokens[0]

@@ -12,6 +12,11 @@ Choices:
   or a verb that is not a light/reporting verb) besides its subject.
 * Hedges ("maybe", "I think", "probably", "kind of") do not drop a clause; they lower its confidence
   (see ``rules_scoring``).
+* Hypotheticals are not facts: a sentence with a condition ("If I moved to Tokyo, ...", "Unless I get the
+  job, ...", "What if I quit?") is dropped whole, and so is a clause whose verb carries a modal of
+  possibility ("I would learn Japanese", "I could work remotely"; "I might move" is a hedged plan, kept
+  with a lower confidence); a wish stays a wish
+  ("I'd love to visit Rome" → ``wants``, see ``rules_patterns``).
 """
 
 from __future__ import annotations
@@ -252,3 +257,25 @@ def substantive_count(tokens: Iterable[Token], subject: Token | None) -> int:
         if noun or verb or trait:
             count += 1
     return count
+
+
+#: Subordinators that make a sentence a condition, not a statement of fact.
+CONDITION_WORDS: Final = frozenset({"if", "unless", "suppose", "supposing", "imagine"})
+#: Modals of possibility on a clause's verb.
+#: ("might"/"may" are hedges, not hypotheticals: "I might move to Denver next year" is a hedged plan.)
+HYPOTHETICAL_MODALS: Final = frozenset({"would", "could", "'d", "should"})
+#: Verbs that keep their meaning under "would" ("I'd love to ...", "I'd rather ...": wishes and tastes).
+WISH_VERBS: Final = frozenset({"love", "like", "prefer", "want", "rather", "enjoy", "hate"})
+
+
+def is_conditional(sent: Span) -> bool:
+    """A sentence with a condition: "If I moved to Tokyo, I'd ...", "Even if I left, ..."."""
+    return any(t.lower_ in CONDITION_WORDS and t.dep_ in ("mark", "advmod", "ROOT", "dep") for t in sent)
+
+
+def is_hypothetical(head: Token) -> bool:
+    """A clause whose verb carries a modal of possibility ("I would learn", "I could work"); "I'd" before a
+    participle is "had" ("I'd moved"), and wishes ("I'd love to") stay."""
+    if head.lemma_.lower() in WISH_VERBS or head.tag_ == "VBN":
+        return False
+    return any(c.dep_ == "aux" and c.lower_ in HYPOTHETICAL_MODALS for c in head.children)

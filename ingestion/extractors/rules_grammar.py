@@ -18,7 +18,7 @@ TIME_LABELS: Final = frozenset({"DATE", "TIME"})
 NAME_VERBS: Final = frozenset({"name", "call"})
 #: Predicates whose coordinated noun objects are separate items (one candidate each).
 SPLIT_PREDICATES: Final = frozenset(
-    {"allergic_to", "likes", "dislikes", "visited", "owns", "hobby", "has_pet", "prefers", "studies"}
+    {"allergic_to", "likes", "dislikes", "visited", "owns", "hobby", "has_pet", "prefers", "studies", "uses"}
 )
 NAME_SLOT_DEPS: Final = frozenset({"oprd", "attr", "dobj", "npadvmod", "appos"})
 
@@ -121,10 +121,18 @@ def names_attached(tok: Token) -> list[tuple[Token, ...]]:
     if tok.dep_ == "compound" and tok.head.pos_ == "PROPN":
         found.append(tok.head)  # "my friend Tom" parsed as compound(Tom, friend)
     out: list[tuple[Token, ...]] = []
+    found = [name for name in found if not _is_pronoun(name)]
     for name in found:
         out.append(name_of(name))
-        out.extend(name_of(c) for c in name.children if c.dep_ == "conj" and c.pos_ == "PROPN")
+        out.extend(
+            name_of(c) for c in name.children if c.dep_ == "conj" and c.pos_ == "PROPN" and not _is_pronoun(c)
+        )
     return out
+
+
+def _is_pronoun(tok: Token) -> bool:
+    """ "I" glued to a final period ("my husband and I.") is tagged a proper noun; it is never a name."""
+    return tok.text.rstrip(".").lower() in ("i", "me", "you", "we")
 
 
 def text_of(tokens: Iterable[Token]) -> str:

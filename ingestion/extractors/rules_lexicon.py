@@ -45,9 +45,8 @@ RELATION_NOUNS: Final[dict[str, str]] = {
         "relative",
     ),
     **dict.fromkeys(("friend", "buddy", "bff", "bestie", "pal", "roommate", "flatmate"), "friend"),
-    **dict.fromkeys(
-        ("colleague", "coworker", "co-worker", "boss", "manager", "teammate", "cofounder"), "colleague"
-    ),
+    **dict.fromkeys(("colleague", "coworker", "co-worker", "teammate", "cofounder"), "colleague"),
+    **dict.fromkeys(("boss", "manager", "supervisor"), "manager"),
     "mentor": "mentor",
 }
 
@@ -176,3 +175,14 @@ VAGUE_SUBJECTS: Final = frozenset(
         "one",
     }
 )
+
+#: Programming languages (lower-case), for ``main_language`` ("I switched to TypeScript").
+PROGRAMMING_LANGUAGES: Final = words(
+    """
+    python javascript typescript java kotlin scala swift rust go golang ruby php perl c c++ c# f# haskell
+    elixir erlang clojure lua dart julia r matlab fortran cobol ocaml zig nim crystal groovy objective-c
+    """
+)
+
+#: Words for all meat: not eating it is a vegetarian diet ("I stopped eating meat").
+MEAT_WORDS: Final = words("meat")

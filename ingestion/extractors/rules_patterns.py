@@ -31,11 +31,13 @@ from ingestion.extractors.rules_grammar import (
     is_negated,
     is_past,
     is_progressive,
+    name_of,
     names_attached,
     particle,
     phrase,
     prep_object,
     split_conjuncts,
+    text_of,
 )
 from ingestion.extractors.rules_lexicon import (
     ADDITIVE_WORDS,
@@ -45,6 +47,7 @@ from ingestion.extractors.rules_lexicon import (
     RELATION_NOUNS,
 )
 from ingestion.extractors.rules_patterns_be import copula_facts, job_noun_facts, possession_facts
+from ingestion.extractors.rules_patterns_change import change_facts
 
 #: Fewest content words (besides the subject) a generic clause needs to be kept.
 MIN_SUBSTANTIVE_WORDS: Final = 1
@@ -81,6 +84,7 @@ def _row(lemmas: str, predicate: str, kind: Kind, *slots: str, **flags: bool) ->
 #: The verb table, in priority order.
 VERB_RULES: Final[tuple[VerbRule, ...]] = (
     _row("live reside", "lives_in", "fact", "prep:in", present_only=True),
+    _row("base", "lives_in", "fact", "prep:in", present_only=True),
     _row("move relocate", "lives_in", "event", "prep:to"),
     _row("work", "works_at", "fact", "prep:at,for", present_only=True),
     _row("work", "job_title", "fact", "prep:as", present_only=True),
@@ -93,6 +97,7 @@ VERB_RULES: Final[tuple[VerbRule, ...]] = (
     _row("study learn", "studies", "fact", "dobj", present_only=True),
     _row("major", "studies", "fact", "prep:in", present_only=True),
     _row("love like enjoy adore", "likes", "preference", "dobj", "xcomp", "rest"),
+    _row("stand", "likes", "preference", "dobj"),  # only ever negated: "I can't stand X" → dislikes
     _row("prefer", "prefers", "preference", "dobj", "xcomp", "rest"),
     _row("hate dislike detest loathe", "dislikes", "preference", "dobj", "xcomp", "rest"),
     _row("want need", "wants", "preference", "dobj", "xcomp"),
@@ -108,6 +113,7 @@ VERB_RULES: Final[tuple[VerbRule, ...]] = (
     _row("visit tour", "visited", "event", "dobj"),
     _row("attend", "attended", "event", "dobj"),
     _row("own", "owns", "fact", "dobj", present_only=True),
+    _row("use", "uses", "fact", "dobj", present_only=True),
     _row("buy purchase", "owns", "event", "dobj"),
     _row("adopt rescue", "has_pet", "event", "dobj"),
     _row("marry", "spouse", "relationship", "dobj"),
@@ -156,31 +162,34 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
         return None  # "I go bouldering" is a hobby, "I go to work" is not
     if pred == "works_at" and obj.tag_ == "NNS" and not any(t.pos_ == "PROPN" for t in obj.subtree):
         return None  # "I work on SaaS for dental clinics": customers, not an employer
+    if pred == "uses" and obj.pos_ == "PROPN" and any(c.dep_ == "prep" for c in obj.children):
+        return (pred, text_of(name_of(obj)))  # "I use Notion for my notes" → Notion
     if pred == "member_of" and obj.ent_type_ == "ORG" and obj.lemma_.lower() not in GROUP_NOUNS:
         return ("works_at", None)
     return (pred, None)
 
 
-def _tense_allows(rule: VerbRule, head: Token) -> bool:
+def _tense_allows(rule: VerbRule, head: Token, *, positive: bool = False) -> bool:
     past = is_past(head)
-    if rule.present_only and past:
+    if rule.present_only and past and not positive:
         return False
     if rule.past_only and not past:
         return False
     return not (rule.progressive_only and not is_progressive(head))
 
 
-def verb_facts(clause: Clause) -> list[Fact]:
-    """Facts from the verb table for the clause's head."""
+def verb_facts(clause: Clause, *, positive: bool = False) -> list[Fact]:
+    """Facts from the verb table for the clause's head (``positive``: read a negated head as if it were not,
+    and let stative rows take the simple past, for ``rules_patterns_change``)."""
     head = clause.head
     lemma = head.lemma_.lower()
     if particle(head) and lemma not in PHRASAL_OK:
         return []  # "pick up", "give up", "take up": the particle changes the verb's meaning
-    negated = is_negated(head)
+    negated = is_negated(head) and not positive
     facts: list[Fact] = []
     seen: set[str] = set()
     for rule in VERB_RULES:
-        if lemma not in rule.lemmas or not _tense_allows(rule, head):
+        if lemma not in rule.lemmas or not _tense_allows(rule, head, positive=positive):
             continue
         for slot in rule.slots:
             obj = _slot(head, slot, clause)
@@ -212,7 +221,9 @@ def generic_fact(clause: Clause) -> Fact | None:
     """The fallback: predicate = verb lemma (+ particle, "not_" if negated), object = rest of the clause."""
     head = clause.head
     rest = [t for t in clause.tokens if t.i != head.i]
-    if substantive_count(rest, clause.subject) < MIN_SUBSTANTIVE_WORDS:
+    dated = head.lemma_ == "be" and clause.subject is not None and clause.subject.pos_ == "NOUN"
+    dated = dated and any(t.ent_type_ == "DATE" for t in rest)  # "my daughter's wedding is on June 14th"
+    if substantive_count(rest, clause.subject) < MIN_SUBSTANTIVE_WORDS and not dated:
         return None
     subject = clause.subject
     if (
@@ -260,6 +271,13 @@ def casual_plan(clause: Clause) -> Fact | None:
     return Fact("plans_to", "decision", rest) if rest else None
 
 
+def _positive_facts(clause: Clause) -> list[Fact]:
+    """The clause's usual facts read as if it were not negated (for endings: "I don't work at X anymore")."""
+    if clause.head.lemma_.lower() == "be":
+        return copula_facts(clause, positive=True)
+    return verb_facts(clause, positive=True) + possession_facts(clause) + job_noun_facts(clause)
+
+
 def speaker_facts(clause: Clause) -> list[Fact]:
     """All facts for a clause whose subject is the speaker (or the speaker's own thing)."""
     plan = casual_plan(clause)
@@ -268,6 +286,10 @@ def speaker_facts(clause: Clause) -> list[Fact]:
     facts: list[Fact] = []
     for head in (clause.head, *shared_subject_verbs(clause.head)):
         part = clause if head is clause.head else replace(clause, head=head)
+        changed = change_facts(part, _positive_facts)
+        if changed is not None:
+            facts += changed
+            continue
         if head.lemma_.lower() == "be":
             facts += copula_facts(part)
         else:

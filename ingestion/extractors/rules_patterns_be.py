@@ -114,10 +114,11 @@ def _attr_facts(clause: Clause, attr: Token) -> list[Fact]:
     return []
 
 
-def copula_facts(clause: Clause) -> list[Fact]:
-    """Facts from "I am ..." clauses (negated copulas are left to the generic fallback)."""
+def copula_facts(clause: Clause, *, positive: bool = False) -> list[Fact]:
+    """Facts from "I am ..." clauses (negated copulas are left to the generic fallback); ``positive``
+    reads a negated clause as if it were not (``rules_patterns_change`` turns those facts into endings)."""
     head = clause.head
-    if is_negated(head):
+    if is_negated(head) and not positive:
         attr = first_child(head, "attr")
         if attr is not None and attr.lemma_.lower() == "fan":
             obj = prep_object(attr, ("of",))
@@ -163,7 +164,7 @@ def possession_facts(clause: Clause) -> list[Fact]:
         return []
     noun = dobj.lemma_.lower()
     pred = "has_pet" if noun in PET_NOUNS else RELATION_NOUNS.get(noun)
-    if pred is not None and pred not in ("friend", "colleague", "mentor"):
+    if pred is not None and pred not in ("friend", "colleague", "mentor", "manager"):
         rel_kind: Kind = "fact" if pred == "has_pet" else "relationship"
         return [Fact(pred, rel_kind, tokens, literal) for tokens, literal in _named_or_noun(dobj)]
     if noun == "allergy":

@@ -31,6 +31,7 @@ from ingestion.extractors.rules_grammar import (
     first_child,
     names_attached,
     phrase,
+    prep_object,
     text_of,
 )
 from ingestion.extractors.rules_lexicon import (
@@ -111,6 +112,10 @@ def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> 
         return speakers.subject, speaker_facts(clause)
     if value is not None and _favorite_noun(subj) is not None:
         return speakers.subject, [_favorite_fact(subj, value, clause)]
+    if value is None and noun == "birthday" and head.lemma_.lower() == "be":
+        day = prep_object(head, ("on", "in"))  # "my birthday is on March 3rd"
+        if day is not None:
+            return speakers.subject, [Fact("birthday", "fact", object_text=text_of(day.subtree))]
     if value is not None and noun in POSSESSION_SUBJECTS:
         pred = POSSESSION_SUBJECTS[noun]
         if pred == "diet" and value.lower_ not in DIETS:
@@ -120,8 +125,15 @@ def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> 
     if noun in RELATION_NOUNS and value is not None and value.pos_ == "PROPN":
         return speakers.subject, []  # "my wife is Sara": a relationship, see rules_relations
     names = names_attached(subj)
-    owner = text_of(names[0]) if names else f"{display_owner} {text_of(core(subj))}"
+    owner = text_of(names[0]) if names else f"{display_owner} {_owned_phrase(subj)}"
     return owner, speaker_facts(clause)
+
+
+def _owned_phrase(subj: Token) -> str:
+    """ "my sister" → "sister"; "my daughter's wedding" → "daughter's wedding"."""
+    owner = next((c for c in subj.children if c.dep_ == "poss" and c.lower_ not in ("my", "our")), None)
+    own = text_of(core(subj))
+    return f"{_owned_phrase(owner)}'s {own}" if owner is not None else own
 
 
 def _opinion(clause: Clause) -> Fact | None:

@@ -8,8 +8,10 @@ Choices:
 * I/me/we/us → the speaker's name ("User" for an unnamed user); my/our/mine/ours → "<name>'s";
   myself/ourselves → "themselves" (no gender is guessed). "we" is read as the speaker, so "we pivoted to
   B2C" is a claim about the speaker's work.
-* "we both" / "we're both" in a two-person conversation → both names ("Melanie and Caroline both love
-  hiking"), the verb left plural: read as the speaker alone it gave "Melanie both loves hiking".
+* "we both" / "we're both" is the speaker and someone the text does not name (a partner, a friend, not
+  necessarily the other participant), so the claim is about the speaker alone and the "both" goes:
+  "We both love hiking" said by Maria → "Maria loves hiking". A claim never names a person the text does
+  not.
 * you/your → the other participant: the other named speaker in a two-person conversation, "the assistant"
   when the user talks to an assistant. Unresolvable "you" is left as written.
 * Verbs agree with the new third-person subject: "I am"/"I'm" → "is", "we were" → "was",
@@ -81,8 +83,6 @@ _CONTRACTIONS: Final = {"'ll": "will", "ll": "will"}
 #: How the parser attaches "both" right after the verb when it qualifies the subject ("we're both"), not the
 #: object ("we love both of them": dobj).
 _BOTH_AFTER_VERB_DEPS: Final = frozenset({"dep", "advmod", "appos", "predet", "preconj"})
-#: Contracted verbs after a "we both" subject, written out: "Caroline and Melanie are both ..."
-_PLURAL_CONTRACTIONS: Final = {"'re": "are", "re": "are", "'ve": "have", "ve": "have"}
 _CLITICS: Final = frozenset({"m", "re", "ve", "ll", "d", "s"})
 _PREPOSITION_BEFORE_BARE_DATE: Final = frozenset(
     {
@@ -150,26 +150,21 @@ def _finite_verb(verb: Token, subject: Token) -> Token:
     return min(auxes, key=lambda t: t.i) if auxes else verb
 
 
-def joint_we(tok: Token) -> bool:
-    """Is ``tok`` a "we" subject qualified by "both" ("we both love", "we're both on")?"""
+def joint_both(tok: Token) -> Token | None:
+    """The "both" qualifying a "we" subject ("we both love", "we're both on"), if ``tok`` is such a "we"."""
     if tok.lower_ != "we" or tok.dep_ not in ("nsubj", "nsubjpass"):
-        return False
+        return None
     head = tok.head
     after_verb = (c for c in head.children if c.i == head.i + 1 and c.dep_ in _BOTH_AFTER_VERB_DEPS)
-    return any(child.lower_ == "both" and child.i > tok.i for child in (*tok.children, *after_verb))
+    return next((c for c in (*tok.children, *after_verb) if c.lower_ == "both" and c.i > tok.i), None)
 
 
-def agreement_indexes(
-    doc: Doc, rewritten_subjects: Iterable[str], plural: frozenset[int] = frozenset()
-) -> set[int]:
-    """Indexes of finite verbs whose first/second-person subject is rewritten to a third-person name (the
-    subjects at ``plural`` are rewritten to two names, so their verbs keep their form)."""
+def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
+    """Indexes of finite verbs whose first/second-person subject is rewritten to a third-person name."""
     subjects = set(rewritten_subjects)
     out: set[int] = set()
     for tok in doc:
         if tok.dep_ not in ("nsubj", "nsubjpass") or tok.lower_ not in subjects or tok.tag_ != "PRP":
-            continue
-        if tok.i in plural:
             continue
         verbs = [tok.head] + [
             c
@@ -185,6 +180,8 @@ def agreement_indexes(
                 continue  # "I quit the bakery and started at X": "quit" is past, not "quits"
             if finite.i > tok.i and (finite.tag_ == "VBP" or finite.lower_ in ("were", "'re")):
                 out.add(finite.i)
+            elif finite is verb and finite.tag_ == "VB" and verb.dep_ == "ROOT":
+                out.add(finite.i)  # "I no longer eat meat": a present verb the tagger read as a base form
     return out
 
 
@@ -195,12 +192,8 @@ class Renderer:
         self.doc = doc
         self.speakers = speakers
         rewritten = set(FIRST_PERSON_SUBJECTS) | ({"you"} if speakers.other else set())
-        both = speakers.named and speakers.other is not None
-        self.joint = frozenset(tok.i for tok in doc if both and joint_we(tok))
-        self.joint_clitics = frozenset(
-            i + 1 for i in self.joint if i + 1 < len(doc) and doc[i + 1].lower_ in _PLURAL_CONTRACTIONS
-        )
-        self.agree = agreement_indexes(doc, rewritten, self.joint)
+        self.dropped = frozenset(b.i for tok in doc if (b := joint_both(tok)) is not None)
+        self.agree = agreement_indexes(doc, rewritten)
         self.time_first: dict[int, TimeMention] = {}
         self.time_last: dict[int, int] = {}
         self.time_tokens: set[int] = set()
@@ -219,8 +212,6 @@ class Renderer:
         """The replacement text for one token (without whitespace)."""
         low, sp = tok.lower_, self.speakers
         if tok.tag_ in ("PRP", "PRP$"):
-            if tok.i in self.joint:
-                return f"{sp.display} and {sp.other}"
             if low in _SELF:
                 return sp.display
             if low in _SELF_POSSESSIVE:
@@ -235,8 +226,6 @@ class Renderer:
                 return sp.other
         if tok.i in self.agree:
             return third_person(tok.text)
-        if tok.i in self.joint_clitics:
-            return _PLURAL_CONTRACTIONS[low]
         if low == "'d" and tok.tag_ == "MD":
             return "had" if tok.head.tag_ == "VBN" else "would"  # "I'd never felt" / "I'd love to"
         return _CONTRACTIONS.get(low, tok.text)
@@ -251,7 +240,7 @@ class Renderer:
         parts: list[str] = []
         prev: Token | None = None
         for tok in tokens:
-            if tok.i in self.time_tokens and tok.i not in self.time_first:
+            if tok.i in self.dropped or (tok.i in self.time_tokens and tok.i not in self.time_first):
                 continue
             if tok.i in self.time_first:
                 if drop_times:

@@ -2,20 +2,47 @@
 
 Runs in ONE transaction under the per-user memory lock, so two episodes of the same user never reconcile
 at the same time. Every memory/evidence write is journaled in the episode's batch. Episodes processed out of
-order still end right: a candidate older than the active value it conflicts with is kept as history
-(superseded by the newer one) instead of replacing it.
+order still end right: a candidate said before the active value it conflicts with started is kept as
+history (superseded by the newer one) instead of replacing it. A candidate said later but dated earlier
+than that value ("I went vegan in January", said in March, after "I'm vegetarian" on 12 January) starts
+when the old value was last known to hold, not before it.
+
+What a new memory supersedes (``ingestion/extractors/predicates.py`` has the vocabulary):
+
+* the live memories of the same subject and single-valued predicate with another object ("works at
+  Google" → "works at Anthropic"), except those this episode itself just created from the same message
+  ("I live in Lisbon and Porto" is two values, not a change);
+* the live memories it ends (:func:`ingestion.extractors.predicates.ends`): an ending ("no longer works at
+  Google", "left Google") ends the memories naming the same object (for an ending, the object's words
+  inside a longer object count too: "gave up coffee" ends "drinks coffee every morning"; an ending with
+  no object, "I quit my job", ends every value of its predicate); an opposite ("dislikes sushi") ends
+  "likes sushi"; re-stating a state ends its "no_longer_" memory.
+
+The superseded memory gets ``valid_until`` = the new memory's ``valid_from`` (the date the text gives,
+else the message's document date), status superseded and ``superseded_by`` the new memory. A near-identical
+claim (cosine ≥ ``REINFORCE_COSINE``) is never taken as "the same fact" when the two differ in a way that
+matters ("User works at Google." / "User no longer works at Google.").
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 from django.db.models import QuerySet
 
-from ingestion.extractors.predicates import is_single_valued
+from ingestion.extractors.predicates import (
+    LEFT,
+    NOT_LEAVABLE,
+    ended_predicates,
+    ending_base,
+    ends,
+    is_single_valued,
+    normalise_predicate,
+)
 from ingestion.runner import PhaseOutcome
 from memhq.ai.provider import get_embedder
 from memhq.models import Candidate, Episode, EpisodeMessage, Memory, MemoryOrigin, MemoryStatus
@@ -54,10 +81,61 @@ def _entity(candidate: Candidate, role: str) -> str | None:
     return next((m.get("entity_id") for m in candidate.mentions if m.get("role") == role), None)
 
 
+_WORDS = re.compile(r"[a-z0-9]+")
+_ARTICLES = frozenset({"a", "an", "the", "my", "our"})
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORDS.findall(text.casefold()) if w not in _ARTICLES]
+
+
+def same_object(candidate: Candidate, memory: Memory) -> bool:
+    """Do the candidate and the memory name the same object (by entity, or by words)?"""
+    entity = _entity(candidate, "object")
+    if entity is not None and memory.object_entity_id is not None and str(memory.object_entity_id) == entity:
+        return True
+    return _words(candidate.object_value) == _words(memory.object_value)
+
+
+def ending_covers(candidate: Candidate, memory: Memory) -> bool:
+    """An ending's object matches the memory's: no object (ends every value), the same object, or its
+    words inside the memory's object, each as a word or the start of one ("coffee" in "three coffees a
+    day")."""
+    wanted = _words(candidate.object_value)
+    if not wanted or same_object(candidate, memory):
+        return True
+    have = _words(memory.object_value)
+    return any(
+        all(have[i + k].startswith(word) for k, word in enumerate(wanted))
+        for i in range(len(have) - len(wanted) + 1)
+    )
+
+
+def is_ending(predicate: str) -> bool:
+    name = normalise_predicate(predicate)
+    return name == LEFT or ending_base(name) is not None
+
+
+def contradicts(candidate: Candidate, memory: Memory) -> bool:
+    """Does the new candidate end or replace this (same-subject) memory?"""
+    if ends(candidate.predicate, memory.predicate):
+        return (
+            ending_covers(candidate, memory)
+            if is_ending(candidate.predicate)
+            else same_object(candidate, memory)
+        )
+    return (
+        is_single_valued(candidate.predicate)
+        and normalise_predicate(candidate.predicate) == normalise_predicate(memory.predicate)
+        and not same_object(candidate, memory)
+    )
+
+
 class Reconciler:
     def __init__(self, episode: Episode, journal: Journal) -> None:
         self.episode = episode
         self.journal = journal
+        self.created_from: dict[object, int | None] = {}  # memory id → source message, for this episode
         self.messages = {
             message.index: message
             for message in EpisodeMessage.objects.filter(episode=episode).only(
@@ -75,6 +153,10 @@ class Reconciler:
     def valid_from(self, candidate: Candidate) -> datetime:
         if candidate.valid_from is not None:
             return candidate.valid_from
+        return self.said_at(candidate)
+
+    def said_at(self, candidate: Candidate) -> datetime:
+        """The document date of the message the candidate comes from."""
         first = (
             self.messages.get(candidate.source_message_indexes[0])
             if candidate.source_message_indexes
@@ -113,11 +195,25 @@ class Reconciler:
             .order_by("distance")
             .first()
         )
-        if nearest is not None and 1.0 - float(nearest.distance) >= REINFORCE_COSINE:
+        close = nearest is not None and 1.0 - float(nearest.distance) >= REINFORCE_COSINE
+        if nearest is not None and close and not self._differs(candidate, nearest):
             return nearest
         return None
 
-    def create(self, candidate: Candidate, vector: np.ndarray, **extra: object) -> Memory:
+    @staticmethod
+    def _differs(candidate: Candidate, memory: Memory) -> bool:
+        """A close claim that is still another fact: it contradicts the memory, or the two are about other
+        subjects, or they use one predicate (not a generic verb) with different objects."""
+        if candidate.subject.casefold() != memory.subject.casefold():
+            return True
+        if contradicts(candidate, memory) or contradicts_back(memory, candidate):
+            return True
+        same_predicate = normalise_predicate(candidate.predicate) == normalise_predicate(memory.predicate)
+        return same_predicate and is_ending(candidate.predicate) != is_ending(memory.predicate)
+
+    def create(
+        self, candidate: Candidate, vector: np.ndarray, valid_from: datetime | None = None, **extra: object
+    ) -> Memory:
         memory = memory_create(
             self.journal,
             text=candidate.claim,
@@ -130,14 +226,51 @@ class Reconciler:
             entity_ids=list(dict.fromkeys(candidate.entity_ids)),
             confidence=candidate.confidence,
             importance=candidate.importance,
-            valid_from=self.valid_from(candidate),
+            valid_from=valid_from or self.valid_from(candidate),
             origin=MemoryOrigin.EXTRACTED,
             episode=self.episode,
             embedding=vector,
             **extra,
         )
         self.add_evidence(memory, candidate)
+        first = candidate.source_message_indexes[0] if candidate.source_message_indexes else None
+        self.created_from[memory.pk] = first
+        self.live_predicates.add(memory.predicate)
         return memory
+
+    def _scope(self, candidate: Candidate) -> QuerySet[Memory]:
+        """The same subject's live memories the candidate could contradict, narrowed in SQL."""
+        live = _active(self.episode).filter(subject__iexact=candidate.subject).order_by("-valid_from")
+        name = normalise_predicate(candidate.predicate)
+        if name == LEFT:
+            live = live.exclude(predicate__in=NOT_LEAVABLE)
+            words = _words(candidate.object_value)
+            return live.filter(object_value__icontains=words[0]) if words else live.none()
+        predicates = set(ended_predicates(name)) | ({name} if is_single_valued(name) else set())
+        predicates &= self.live_predicates
+        return live.filter(predicate__in=predicates) if predicates else live.none()
+
+    @functools.cached_property
+    def live_predicates(self) -> set[str]:
+        """Predicates of the user's live memories (kept up to date as this episode creates memories), so
+        most candidates need no query to find what they contradict."""
+        return set(_active(self.episode).values_list("predicate", flat=True).distinct())
+
+    def conflicting(self, candidate: Candidate) -> list[Memory]:
+        """The live memories the candidate ends or replaces (newest first)."""
+        first = candidate.source_message_indexes[0] if candidate.source_message_indexes else None
+        found = []
+        for memory in self._scope(candidate):
+            if not contradicts(candidate, memory):
+                continue
+            if (
+                memory.pk in self.created_from
+                and self.created_from[memory.pk] == first
+                and not is_ending(candidate.predicate)
+            ):
+                continue  # two values in one message ("I live in Lisbon and Porto"), not a change
+            found.append(memory)
+        return found
 
     def decide(self, candidate: Candidate, vector: np.ndarray) -> None:
         if candidate.confidence < CONFIDENCE_FLOOR:
@@ -152,17 +285,10 @@ class Reconciler:
             self.add_evidence(same, candidate)
             candidate.decision, candidate.memory, candidate.reason = Decision.REINFORCE, same, "same fact"
             return
-        conflicting = (
-            list(
-                _active(self.episode)
-                .filter(subject__iexact=candidate.subject, predicate=candidate.predicate)
-                .order_by("-valid_from")
-            )
-            if is_single_valued(candidate.predicate)
-            else []
-        )
+        conflicting = self.conflicting(candidate)
         valid_from = self.valid_from(candidate)
-        newer = [memory for memory in conflicting if memory.valid_from > valid_from]
+        later = [memory for memory in conflicting if memory.valid_from > valid_from]
+        newer = [memory for memory in later if memory.valid_from > self.said_at(candidate)]
         if newer:
             # An older statement arriving late: keep it as history, superseded by what is already known.
             memory = self.create(
@@ -175,7 +301,10 @@ class Reconciler:
             candidate.decision, candidate.memory = Decision.ACCEPT, memory
             candidate.reason = f"older than the active value; kept as history of {newer[-1].pk}"
             return
-        memory = self.create(candidate, vector)
+        # Said after the old value was last known, but dated before it ("I went vegan in January", said in
+        # March, after "I'm vegetarian" on 12 January): the change happened after what was known.
+        start = max((memory.valid_from for memory in later), default=None)
+        memory = self.create(candidate, vector, valid_from=start)
         candidate.memory = memory
         if conflicting:
             for old in conflicting:
@@ -184,6 +313,16 @@ class Reconciler:
             candidate.reason = "replaces " + ", ".join(str(old.pk) for old in conflicting)
         else:
             candidate.decision, candidate.reason = Decision.ACCEPT, "new"
+
+
+def contradicts_back(memory: Memory, candidate: Candidate) -> bool:
+    """Would the memory, were it new, end the candidate's fact? (the cosine guard looks both ways)"""
+    if not ends(memory.predicate, candidate.predicate):
+        return False
+    if is_ending(memory.predicate):
+        wanted, have = _words(memory.object_value), _words(candidate.object_value)
+        return not wanted or wanted == have or " ".join(wanted) in " ".join(have)
+    return _words(memory.object_value) == _words(candidate.object_value)
 
 
 def store(episode: Episode, data: Prepared) -> PhaseOutcome:

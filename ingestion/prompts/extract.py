@@ -10,8 +10,9 @@ Choices:
 - Fields are ordered so the model grounds before it writes: source indexes and the quoted span come before
   the claim. Each message is shown with its index, speaker (name, else role), document date with weekday
   (for "last Friday"), and the time expressions the anchor_dates phase already resolved.
-- Predicate names in the prompt are examples only; the canonical list lives with the rules extractor
-  (``ingestion/extractors/predicates.py``) and the reconcile phase normalises what it receives.
+- Predicate names in the prompt are examples only, except the predicates of states that change and of
+  endings (rule 11), which reconcile needs to supersede the old value; the canonical list lives with the
+  rules extractor (``ingestion/extractors/predicates.py``), and the extractor folds synonyms onto it.
 """
 
 from __future__ import annotations
@@ -104,7 +105,16 @@ Rules for candidates:
 10. confidence (0 to 1): how clearly it is stated (explicit 0.9 or more, implied 0.6 to 0.8, a guess 0.3).
     importance (0 to 1): how useful it is to remember (identity, family, health, work, home and long-term
     plans high; passing tastes low).
-11. If nothing is worth remembering, return an empty candidates list.
+11. States that change: use these predicates, so a new value replaces the old one: lives_in, works_at,
+    job_title, manager, main_language (programming language), diet, spouse, partner, relationship_status.
+    A change is stated with the new value ("I just joined Anthropic" → works_at Anthropic; "we moved to
+    Denver" → lives_in Denver; "my new manager is Priya" → manager Priya). When a state ends without a new
+    value, use no_longer_<predicate> with the old object ("I don't work at Google anymore" →
+    no_longer_works_at Google; "I'm not vegan anymore" → no_longer_diet vegan) or left for something the
+    person left, quit, sold or gave up ("I left Google" → left Google; "I gave up coffee" → left coffee).
+    A plan or a hypothetical is not a change ("I'm thinking about moving to Seattle" → plans_to, "if I
+    left ..." → nothing).
+12. If nothing is worth remembering, return an empty candidates list.
 
 summary: one to three sentences on what the conversation was about. key_learnings: at most
 {MAX_KEY_LEARNINGS} short takeaways about the people, most useful first."""

@@ -1,5 +1,6 @@
 """A user's memory as a graph, for a graph view: entities (and the user, and plain values) as nodes, live
-memories as edges.
+memories as edges. The user's own entity (the names the user goes by, as aliases) is the user node, so a
+user called Maria is one node, not "user" and "Maria".
 
 - Edges: memories live at ``as_of`` (default now) — active or superseded, valid then (the same rule as
   recall; disabled and deleted never appear) — from their subject (its entity, or the user node when the
@@ -24,6 +25,7 @@ from django.utils import timezone
 from ingestion.extractors.base import USER_SUBJECT
 from memhq.models import Entity, Memory, MemoryStatus, Project
 from memhq.selectors.memories import valid_at
+from memhq.services.entities import is_user_entity, user_entity_find
 
 USER_NODE = "user"
 MAX_MERGE_HOPS = 10
@@ -46,7 +48,13 @@ def _canonical(entities: dict[uuid.UUID, Entity], entity_id: uuid.UUID | None) -
     return entity
 
 
+def _user_node(aliases: list[str]) -> dict[str, Any]:
+    return {"id": USER_NODE, "kind": "user", "label": "user", "type": None, "aliases": aliases}
+
+
 def _entity_node(entity: Entity) -> dict[str, Any]:
+    if is_user_entity(entity):  # the user's own entity (their names as aliases) is the user node
+        return _user_node(list(entity.aliases))
     return {
         "id": str(entity.pk),
         "kind": "entity",
@@ -61,12 +69,14 @@ def _value_node(text: str) -> dict[str, Any]:
     return {"id": f"value:{text.casefold()}", "kind": "value", "label": text, "type": None}
 
 
-def _ends(memory: Memory, entities: dict[uuid.UUID, Entity]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def _ends(
+    memory: Memory, entities: dict[uuid.UUID, Entity], user_aliases: list[str]
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
     subject = _canonical(entities, memory.subject_entity_id)
     if subject is not None:
         source = _entity_node(subject)
     elif memory.subject.casefold() == USER_SUBJECT:
-        source = {"id": USER_NODE, "kind": "user", "label": "user", "type": None}
+        source = _user_node(user_aliases)
     else:
         return None
     target_entity = _canonical(entities, memory.object_entity_id)
@@ -105,10 +115,12 @@ def user_graph(*, project: Project, user_id: str, as_of: datetime | None = None)
     truncated = len(memories) > max_edges
     memories = memories[:max_edges]
     entities = _referenced_entities(project, user_id, memories)
+    user_entity = user_entity_find(project.pk, user_id)
+    user_aliases = list(user_entity.aliases) if user_entity is not None else []
     nodes: dict[str, dict[str, Any]] = {}
     graph = Graph(as_of=as_of)
     for memory in memories:
-        ends = _ends(memory, entities)
+        ends = _ends(memory, entities, user_aliases)
         if ends is None:
             continue
         new = {end["id"]: end for end in ends if end["id"] not in nodes}
@@ -139,7 +151,8 @@ def user_graph(*, project: Project, user_id: str, as_of: datetime | None = None)
     )
     truncated = truncated or len(others) > room
     for entity in others[: max(room, 0)]:
-        nodes[str(entity.pk)] = _entity_node(entity)
+        node = _entity_node(entity)
+        nodes.setdefault(node["id"], node)
     order = {"user": 0, "entity": 1, "value": 2}
     graph.nodes = sorted(
         nodes.values(),

@@ -109,3 +109,80 @@ def entity_resolve(
     for field, value in updates.items():
         setattr(entity, field, value)
     return entity
+
+
+# -- the user's own entity -----------------------------------------------------------------------------------
+#
+# The person whose memory it is has one entity, named USER_SUBJECT ("user"), type person, whose aliases are
+# the names the user goes by ("Maria"). Memories about the user keep the subject "user" (so supersession
+# compares like with like whatever name the user was called by), and every mention of one of the user's
+# names resolves to this entity, never to a second "Maria" node. Created the first time a name of the user
+# is learned (see ingestion/phases/resolve_entities.py for when a name is the user's).
+
+USER_ENTITY_NAME = "user"
+USER_ENTITY_TYPE = "person"
+
+
+def is_user_entity(entity: Entity) -> bool:
+    return entity.normalized_name == USER_ENTITY_NAME and entity.type == USER_ENTITY_TYPE
+
+
+def user_entity_find(project_id: uuid.UUID, user_id: str) -> Entity | None:
+    return (
+        Entity.objects.filter(
+            _live(project_id, user_id), normalized_name=USER_ENTITY_NAME, type=USER_ENTITY_TYPE
+        )
+        .defer("embedding")
+        .first()
+    )
+
+
+def user_entity_alias_add(*, project_id: uuid.UUID, user_id: str, name: str) -> Entity:
+    """The user's entity (created if missing) with ``name`` among its aliases.
+
+    A separate live person entity already carrying that name (met before the name was known to be the
+    user's) is merged into the user's entity: ``merged_into`` set, its names added as aliases, its mention
+    count added. Memories keep pointing at it; readers follow ``merged_into`` (as for every merge).
+    """
+    normalized = normalize_name(name) or name.casefold()
+    Entity.objects.bulk_create(
+        [
+            Entity(
+                project_id=project_id,
+                user_id=user_id,
+                name=USER_ENTITY_NAME,
+                normalized_name=USER_ENTITY_NAME,
+                type=USER_ENTITY_TYPE,
+            )
+        ],
+        ignore_conflicts=True,
+    )
+    user = Entity.objects.defer("embedding").get(
+        project_id=project_id, user_id=user_id, normalized_name=USER_ENTITY_NAME, type=USER_ENTITY_TYPE
+    )
+    aliases, normalized_aliases = list(user.aliases), list(user.normalized_aliases)
+    mentions = user.mention_count
+    twins = (
+        Entity.objects.filter(_live(project_id, user_id), type=USER_ENTITY_TYPE)
+        .filter(Q(normalized_name=normalized) | Q(normalized_aliases__contains=[normalized]))
+        .exclude(pk=user.pk)
+        .defer("embedding")
+    )
+    for twin in twins:
+        names = [twin.name, *twin.aliases]
+        keys = [twin.normalized_name, *twin.normalized_aliases]
+        for alias, key in zip(names, keys, strict=False):
+            if key not in normalized_aliases and key != USER_ENTITY_NAME:
+                aliases.append(alias)
+                normalized_aliases.append(key)
+        mentions += twin.mention_count
+        Entity.objects.filter(pk=twin.pk).update(merged_into=user)
+    if normalized not in normalized_aliases and normalized != USER_ENTITY_NAME:
+        aliases.append(name)
+        normalized_aliases.append(normalized)
+    aliases, normalized_aliases = aliases[:MAX_ALIASES], normalized_aliases[:MAX_ALIASES]
+    Entity.objects.filter(pk=user.pk).update(
+        aliases=aliases, normalized_aliases=normalized_aliases, mention_count=mentions
+    )
+    user.aliases, user.normalized_aliases, user.mention_count = aliases, normalized_aliases, mentions
+    return user

@@ -106,7 +106,7 @@ def test_answer_is_mapped_into_candidates(fake_openai: FakeOpenAIServer) -> None
     assert (candidate.kind, candidate.subject, candidate.predicate, candidate.object) == (
         "event",
         "Caroline",
-        "moved_to",
+        "lives_in",  # "moved_to" folded onto the canonical predicate
         "Lisbon",
     )
     assert [(m.name, m.type, m.role) for m in candidate.mentions] == [

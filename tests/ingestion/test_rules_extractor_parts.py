@@ -45,10 +45,10 @@ def test_third_person(verb: str, expected: str) -> None:
         ("I don't like it when you cancel.", "Caroline doesn't like it when Melanie cancels."),
         ("We were in Rome and I've been to Milan.", "Caroline was in Rome and Caroline has been to Milan."),
         ("I'd love to see your paintings.", "Caroline would love to see Melanie's paintings."),
-        # "we both": the two of them, the verb left plural
-        ("We both love helping others.", "Caroline and Melanie both love helping others."),
-        ("We're both on different paths.", "Caroline and Melanie are both on different paths."),
-        ("We both helped with the painting.", "Caroline and Melanie both helped with the painting."),
+        # "we both": the speaker and someone the text does not name; the claim is about the speaker alone
+        ("We both love helping others.", "Caroline loves helping others."),
+        ("We're both on the same team.", "Caroline is on the same team."),
+        ("We both helped with the painting.", "Caroline helped with the painting."),
         ("We love both of them.", "Caroline loves both of them."),
     ],
 )
@@ -83,7 +83,20 @@ def test_we_both_never_makes_the_assistant_a_partner() -> None:
     # A user telling an assistant "we both ..." means someone else: the claim stays about the user alone.
     doc = get_nlp()("We both love hiking.")
     claim = Renderer(doc, Speakers.for_message(None, other="the assistant")).render(list(doc))
-    assert claim.startswith("User both") and "assistant" not in claim
+    assert claim == "User loves hiking."
+
+
+def test_we_both_never_names_the_other_participant_the_text_does_not_name() -> None:
+    # Maria tells John "we both love hiking": the other one may be her sister, not John.
+    result = say(("user", "We both love hiking.", "Maria"), ("user", "Nice, see you Sunday.", "John"))
+    texts = [c.claim for c in result.candidates]
+    assert texts == ["Maria loves hiking."]
+    assert all("John" not in c.claim and all(m.name != "John" for m in c.mentions) for c in result.candidates)
+
+
+def test_a_second_person_named_in_the_text_is_kept() -> None:
+    result = say(("user", "John and I both love hiking.", "Maria"), ("user", "True!", "John"))
+    assert any("John" in c.claim and "Maria" in c.claim for c in result.candidates)
 
 
 def test_named_speakers_are_the_subjects_of_their_ownclaims() -> None:
