@@ -63,6 +63,7 @@ def test_a_long_turn_is_recalled_as_the_passage_that_matched(project: Project, a
     # The first passages are embedded (the message's own vector is the first one's), the rest full text only.
     embedded = [part.embedding is not None for part in parts]
     assert embedded == [n < settings.MEMHQ_PASSAGES_EMBEDDED for n in range(len(parts))]
+    assert message.embedding is not None and parts[0].embedding is not None
     assert list(message.embedding) == list(parts[0].embedding)
     response = api.post(RECALL, {"user_id": "alice", "query": "Which database with pgvector?"}, "json")
     body = response.json()
