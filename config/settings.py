@@ -40,6 +40,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # WhiteNoise serves /static/ from STATIC_ROOT in every web process (gunicorn, docker) before any
+    # other middleware touches the request: hashed names are cached forever, gzip served when accepted.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -105,7 +108,14 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "var" / "static"
+# `manage.py collectstatic` (run by memhq_bootstrap, the Docker build and the test session) writes the
+# admin's, Swagger UI's and the graph page's files here with content-hashed names and .gz copies; WhiteNoise
+# serves them.
+STATIC_ROOT = Path(env_str("MEMHQ_STATIC_ROOT", str(BASE_DIR / "var" / "static")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
 # Request limits (DESIGN §6). Bodies over MAX_BODY_BYTES answer 413.
 MEMHQ_MAX_BODY_BYTES = env_int("MEMHQ_MAX_BODY_BYTES", 1024 * 1024)
