@@ -3,7 +3,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
 from memhq.api.batches import BatchDetailView, BatchListView, BatchRevertView
-from memhq.api.episodes import AddView, EpisodeDetailView, EpisodeListView
+from memhq.api.episodes import AddView, EpisodeDetailView, EpisodeListView, EpisodeRetryView
 from memhq.api.graph import GraphView
 from memhq.api.health import HealthView
 from memhq.api.memories import EntityDetailView, EntityListView
@@ -42,6 +42,7 @@ urlpatterns = [
     path(f"{API}add", AddView.as_view(), name="add"),
     path(f"{API}episodes", EpisodeListView.as_view(), name="episode-list"),
     path(f"{API}episodes/<str:episode_id>", EpisodeDetailView.as_view(), name="episode-detail"),
+    path(f"{API}episodes/<str:episode_id>/retry", EpisodeRetryView.as_view(), name="episode-retry"),
     path(f"{API}recall", RecallView.as_view(), name="recall"),
     path(f"{API}memories", MemoryCollectionView.as_view(), name="memory-list"),
     path(MEMORY, MemoryItemView.as_view(), name="memory-detail"),
