@@ -287,6 +287,10 @@ MEMHQ_WEBHOOKS_MAX_ENDPOINTS = env_int("MEMHQ_WEBHOOKS_MAX_ENDPOINTS", 20)
 MEMHQ_GRAPH_MAX_NODES = env_int("MEMHQ_GRAPH_MAX_NODES", 500)
 MEMHQ_GRAPH_MAX_EDGES = env_int("MEMHQ_GRAPH_MAX_EDGES", 1000)
 MEMHQ_HISTORY_MAX_EVENTS = env_int("MEMHQ_HISTORY_MAX_EVENTS", 1000)
+# Signed links to a user's graph page (POST /v1/memhq/graph/links, for an app to embed): default and
+# longest lifetime, seconds.
+MEMHQ_GRAPH_LINK_TTL_S = env_int("MEMHQ_GRAPH_LINK_TTL_S", 900)
+MEMHQ_GRAPH_LINK_MAX_TTL_S = env_int("MEMHQ_GRAPH_LINK_MAX_TTL_S", 3600)
 # An erasure waits this long for the user's in-flight writes (/add, phases) before answering 409.
 MEMHQ_ERASURE_LOCK_TIMEOUT_S = env_float("MEMHQ_ERASURE_LOCK_TIMEOUT_S", 5.0)
 # Deep consolidation (beat, every MEMHQ_CONSOLIDATION_EVERY_S): each chunk examines at most CHUNK_SIZE rows

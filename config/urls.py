@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 from memhq.api.batches import BatchDetailView, BatchListView, BatchRevertView
 from memhq.api.episodes import AddView, EpisodeDetailView, EpisodeListView, EpisodeRetryView
 from memhq.api.graph import GraphView
+from memhq.api.graph_links import GraphLinkView
 from memhq.api.health import HealthView
 from memhq.api.memories import EntityDetailView, EntityListView
 from memhq.api.memory_control import (
@@ -32,6 +33,7 @@ from memhq.api.webhooks import (
     WebhookRotateSecretView,
     WebhookTestView,
 )
+from memhq.ops.graph_views import admin_graph_data, admin_graph_page, embed_graph_data, embed_graph_page
 
 API = "v1/memhq/"
 WEBHOOK = f"{API}webhooks/<str:endpoint_id>"
@@ -50,6 +52,9 @@ urlpatterns = [
     path(f"{MEMORY}/disable", MemoryDisableView.as_view(), name="memory-disable"),
     path(f"{MEMORY}/enable", MemoryEnableView.as_view(), name="memory-enable"),
     path(f"{API}graph", GraphView.as_view(), name="graph"),
+    path(f"{API}graph/links", GraphLinkView.as_view(), name="graph-links"),
+    path("graph/embed/<str:token>", embed_graph_page, name="graph-embed"),
+    path("graph/embed/<str:token>/data", embed_graph_data, name="graph-embed-data"),
     path(f"{API}batches", BatchListView.as_view(), name="batch-list"),
     path(f"{API}batches/<str:batch_id>", BatchDetailView.as_view(), name="batch-detail"),
     path(f"{API}batches/<str:batch_id>/revert", BatchRevertView.as_view(), name="batch-revert"),
@@ -71,6 +76,8 @@ urlpatterns = [
     path(f"{API}openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     path("healthz", HealthView.as_view(), name="healthz"),
+    path("admin/memhq-graph/", admin.site.admin_view(admin_graph_page), name="admin-graph"),
+    path("admin/memhq-graph/data", admin.site.admin_view(admin_graph_data), name="admin-graph-data"),
     path("admin/", admin.site.urls),
 ]
 

@@ -100,13 +100,14 @@ class EpisodeAdmin(ReadOnlyAdmin):
         "error_phase",
         "received_at",
         "completed_at",
+        "graph",
     )
     list_filter = ("status", "error_phase", "project", "received_at")
     search_fields = ("=id", "user_id", "thread_key", "error")
     ordering = ("-received_at",)
     date_hierarchy = "received_at"
     exclude = ("raw_body", "summary_embedding")
-    readonly_fields = ("phase_timeline", "memories_made", "raw_body_text")
+    readonly_fields = ("phase_timeline", "memories_made", "graph", "raw_body_text")
     inlines = [EpisodeMessageInline, CandidateInline]
     actions = ["retry_episodes"]
 
@@ -121,6 +122,10 @@ class EpisodeAdmin(ReadOnlyAdmin):
     @admin.display(description="phase timeline")
     def phase_timeline(self, obj: Episode) -> SafeString:
         return admin_html.timeline_html(obj)
+
+    @admin.display(description="graph")
+    def graph(self, obj: Episode) -> SafeString:
+        return admin_html.graph_link(obj.project_id, obj.user_id)
 
     @admin.display(description="memories made")
     def memories_made(self, obj: Episode) -> SafeString:
@@ -160,14 +165,19 @@ class MemoryAdmin(MemoryControlMixin, ReadOnlyAdmin):
         "valid_until",
         "reinforce_count",
         "project",
+        "graph",
     )
     list_filter = ("status", "kind", "origin", "project", "recorded_at")
     search_fields = ("=id", "text", "user_id", "predicate", "object_value")
     ordering = ("-recorded_at",)
     date_hierarchy = "recorded_at"
     exclude = ("embedding",)
-    readonly_fields = ("history",)
+    readonly_fields = ("history", "graph")
     inlines = [EvidenceInline]
+
+    @admin.display(description="graph")
+    def graph(self, obj: Memory) -> SafeString:
+        return admin_html.graph_link(obj.project_id, obj.user_id)
 
     @admin.display(description="history (from the journal)")
     def history(self, obj: Memory) -> SafeString:
@@ -191,12 +201,16 @@ class MemoryAdmin(MemoryControlMixin, ReadOnlyAdmin):
 
 @admin.register(Entity)
 class EntityAdmin(ReadOnlyAdmin):
-    list_display = ("name", "type", "user_id", "mention_count", "merged_into", "project")
+    list_display = ("name", "type", "user_id", "mention_count", "merged_into", "project", "graph")
     list_filter = ("type", "project", "created_at")
     search_fields = ("=id", "name", "normalized_name", "user_id")
     ordering = ("-created_at",)
     exclude = ("embedding",)
-    readonly_fields = ("alias_list", "memories")
+    readonly_fields = ("alias_list", "memories", "graph")
+
+    @admin.display(description="graph")
+    def graph(self, obj: Entity) -> SafeString:
+        return admin_html.graph_link(obj.project_id, obj.user_id)
 
     @admin.display(description="aliases")
     def alias_list(self, obj: Entity) -> str:

@@ -4,6 +4,7 @@ memory's journal history, the memories that touch an entity. Escaped with format
 from __future__ import annotations
 
 from collections.abc import Iterable
+from urllib.parse import urlencode
 
 from django.db.models import Q
 from django.urls import reverse
@@ -17,6 +18,12 @@ from memhq.selectors.memory_history import HistoryEvent, memory_history
 BAR_MAX_PX = 320
 MAX_LISTED = 200
 OUTCOME_COLOURS = {"done": "#2e7d32", "failed": "#c62828", "running": "#f9a825", "pending": "#9e9e9e"}
+
+
+def graph_link(project_id: object, user_id: str) -> SafeString:
+    """The admin's memory graph page of one user."""
+    query = urlencode({"project": str(project_id), "user_id": user_id})
+    return format_html('<a class="graph-link" href="{}?{}">graph</a>', reverse("admin-graph"), query)
 
 
 def memory_link(memory: Memory) -> SafeString:
