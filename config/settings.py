@@ -309,10 +309,26 @@ MEMHQ_IMPORTANCE_DECAY_AFTER_DAYS = env_float("MEMHQ_IMPORTANCE_DECAY_AFTER_DAYS
 MEMHQ_IMPORTANCE_HALF_LIFE_DAYS = env_float("MEMHQ_IMPORTANCE_HALF_LIFE_DAYS", 180.0)
 MEMHQ_IMPORTANCE_FLOOR = env_float("MEMHQ_IMPORTANCE_FLOOR", 0.1)
 
+# Logs (memhq/ops/logs.py): plain lines or one JSON object per line; the episode id on every line of its
+# chain; the beat sweeps' routine lines at DEBUG.
+LOG_FORMAT = env_choice("LOG_FORMAT", "plain", ("plain", "json"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {
+        "episode": {"()": "memhq.ops.logs.EpisodeContext"},
+        "quiet_sweeps": {"()": "memhq.ops.logs.QuietSweeps"},
+    },
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s%(episode)s"},
+        "json": {"()": "memhq.ops.logs.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["quiet_sweeps", "episode"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
