@@ -43,6 +43,7 @@ MIDDLEWARE = [
     # WhiteNoise serves /static/ from STATIC_ROOT in every web process (gunicorn, docker) before any
     # other middleware touches the request: hashed names are cached forever, gzip served when accepted.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "memhq.ops.metrics.RequestMetricsMiddleware",  # request latency per route (memhq/ops/metrics.py)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -308,6 +309,11 @@ MEMHQ_CONSOLIDATION_MAX_EPISODE_RETRIES = env_int("MEMHQ_CONSOLIDATION_MAX_EPISO
 MEMHQ_IMPORTANCE_DECAY_AFTER_DAYS = env_float("MEMHQ_IMPORTANCE_DECAY_AFTER_DAYS", 90.0)
 MEMHQ_IMPORTANCE_HALF_LIFE_DAYS = env_float("MEMHQ_IMPORTANCE_HALF_LIFE_DAYS", 180.0)
 MEMHQ_IMPORTANCE_FLOOR = env_float("MEMHQ_IMPORTANCE_FLOOR", 0.1)
+
+# Prometheus metrics at /metrics (memhq/ops/metrics.py) for a scraper sending "Authorization: Bearer <this>";
+# empty = /metrics answers 404. The broker queues whose depth it reports.
+MEMHQ_METRICS_TOKEN = env_str("MEMHQ_METRICS_TOKEN", "")
+MEMHQ_METRICS_QUEUES = env_list("MEMHQ_METRICS_QUEUES", "celery")
 
 # Logs (memhq/ops/logs.py): plain lines or one JSON object per line; the episode id on every line of its
 # chain; the beat sweeps' routine lines at DEBUG.

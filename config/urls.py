@@ -34,6 +34,7 @@ from memhq.api.webhooks import (
     WebhookTestView,
 )
 from memhq.ops.graph_views import admin_graph_data, admin_graph_page, embed_graph_data, embed_graph_page
+from memhq.ops.metrics import metrics_view
 
 API = "v1/memhq/"
 WEBHOOK = f"{API}webhooks/<str:endpoint_id>"
@@ -76,6 +77,7 @@ urlpatterns = [
     path(f"{API}openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     path("healthz", HealthView.as_view(), name="healthz"),
+    path("metrics", metrics_view, name="metrics"),
     path("admin/memhq-graph/", admin.site.admin_view(admin_graph_page), name="admin-graph"),
     path("admin/memhq-graph/data", admin.site.admin_view(admin_graph_data), name="admin-graph-data"),
     path("admin/", admin.site.urls),

@@ -19,6 +19,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from memhq.models import Episode, EpisodePhase, EpisodeStatus
+from memhq.ops import metrics
 from memhq.services.webhooks import event_emit
 
 logger = logging.getLogger(__name__)
@@ -132,6 +133,7 @@ def _record_done(
     stats.setdefault("timings_ms", {})[label] = elapsed_ms
     stats.setdefault("started_at", {})[label] = started_at.isoformat()
     stats.setdefault("attempts_at", {})[label] = episode.attempts
+    metrics.PHASE_SECONDS.labels(label).observe(elapsed_ms / 1000)
     for name, value in outcome.counts.items():
         stats.setdefault("counts", {})[name] = value
     stats["llm_calls"] = stats.get("llm_calls", 0) + outcome.llm_calls
@@ -162,6 +164,7 @@ def fail_episode(episode_id: str, phase: int, reason: str) -> None:
         episode.error = reason[:4000]
         episode.progressed_at = timezone.now()
         episode.save(update_fields=["status", "phase_running", "error_phase", "error", "progressed_at"])
+        metrics.PHASE_FAILURES.labels(EpisodePhase(phase).label.lower()).inc()
         event_emit(
             project_id=episode.project_id,
             user_id=episode.user_id,
