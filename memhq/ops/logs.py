@@ -3,7 +3,8 @@ beat sweeps.
 
 - ``EpisodeContext`` (a filter on the console handler) adds ``episode_id`` to every record logged while a
   phase task of the chain (``ingestion.*`` with the episode id as first argument) runs in this process:
-  Celery's own "received"/"succeeded" lines included. Plain lines end with ``[episode=<id>]``.
+  Celery's own "succeeded" lines included, and its "received" lines (from the task's first argument).
+  Plain lines end with ``[episode=<id>]``.
 - ``JsonFormatter``: one JSON object per line (time, level, logger, message, episode_id, exception).
 - ``QuietSweeps``: the beat sweeps run every few seconds; their "Sending due task", "received" and — when the
   sweep did nothing (returned 0/None) — "succeeded" lines are logged at DEBUG instead of INFO, so a quiet
@@ -15,6 +16,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,11 +27,23 @@ CHAIN_PREFIX = "ingestion."
 NOT_EPISODE_TASKS = frozenset({"ingestion.outbox_sweep"})
 NOTHING_DONE = frozenset({"0", "None", "", "[]", "{}"})
 SENDING_DUE = "Scheduler: Sending due task"
+UUID_ARGUMENT = re.compile(r"^[\[(]'([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})'")
+
+
+def _received_episode(record: logging.LogRecord) -> str | None:
+    """Celery's "received" line comes before the task runs: its episode id is the first argument."""
+    data = getattr(record, "data", None)
+    if not isinstance(data, dict) or not str(data.get("name", "")).startswith(CHAIN_PREFIX):
+        return None
+    if data.get("name") in NOT_EPISODE_TASKS:
+        return None
+    found = UUID_ARGUMENT.match(str(data.get("args", "")))
+    return found.group(1) if found else None
 
 
 class EpisodeContext(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        episode_id = episode_var.get()
+        episode_id = episode_var.get() or _received_episode(record)
         record.episode_id = episode_id
         record.episode = f" [episode={episode_id}]" if episode_id else ""
         return True

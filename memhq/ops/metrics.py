@@ -34,6 +34,8 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
 
 logger = logging.getLogger(__name__)
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # label-less metrics write their file when defined, below
+    Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True, exist_ok=True)
 PHASE_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
 REQUEST_SECONDS = Histogram(

@@ -47,6 +47,16 @@ def test_every_line_of_an_episodes_chain_carries_its_id(project: Project, collec
     assert [r.episode_id for r in outside] == [None, None]  # type: ignore[attr-defined]
 
 
+def test_celerys_received_line_of_a_phase_task_names_its_episode() -> None:
+    record = celery_line("ingestion.extract", None)
+    record.data["args"] = "('0b4f7c1e-2a3d-4e5f-8a9b-0c1d2e3f4a5b',)"  # type: ignore[attr-defined]
+    EpisodeContext().filter(record)
+    assert record.episode_id == "0b4f7c1e-2a3d-4e5f-8a9b-0c1d2e3f4a5b"  # type: ignore[attr-defined]
+    sweep = celery_line("ingestion.outbox_sweep", None)
+    EpisodeContext().filter(sweep)
+    assert sweep.episode_id is None  # type: ignore[attr-defined]
+
+
 def test_json_lines_hold_the_message_level_and_episode_id() -> None:
     record = logging.LogRecord("memhq.x", logging.WARNING, __file__, 1, "phase %s slow", ("extract",), None)
     record.episode_id = "e-1"
