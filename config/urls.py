@@ -33,7 +33,13 @@ from memhq.api.webhooks import (
     WebhookRotateSecretView,
     WebhookTestView,
 )
-from memhq.ops.graph_views import admin_graph_data, admin_graph_page, embed_graph_data, embed_graph_page
+from memhq.ops.graph_views import (
+    admin_graph_data,
+    admin_graph_page,
+    admin_user_page,
+    embed_graph_data,
+    embed_graph_page,
+)
 from memhq.ops.metrics import metrics_view
 
 API = "v1/memhq/"
@@ -78,6 +84,7 @@ urlpatterns = [
     path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     path("healthz", HealthView.as_view(), name="healthz"),
     path("metrics", metrics_view, name="metrics"),
+    path("admin/memhq-user/", admin.site.admin_view(admin_user_page), name="admin-user"),
     path("admin/memhq-graph/", admin.site.admin_view(admin_graph_page), name="admin-graph"),
     path("admin/memhq-graph/data", admin.site.admin_view(admin_graph_data), name="admin-graph-data"),
     path("admin/", admin.site.urls),

@@ -123,7 +123,7 @@ class EpisodeAdmin(ReadOnlyAdmin):
     def phase_timeline(self, obj: Episode) -> SafeString:
         return admin_html.timeline_html(obj)
 
-    @admin.display(description="graph")
+    @admin.display(description="user · graph")
     def graph(self, obj: Episode) -> SafeString:
         return admin_html.graph_link(obj.project_id, obj.user_id)
 
@@ -175,7 +175,7 @@ class MemoryAdmin(MemoryControlMixin, ReadOnlyAdmin):
     readonly_fields = ("history", "graph")
     inlines = [EvidenceInline]
 
-    @admin.display(description="graph")
+    @admin.display(description="user · graph")
     def graph(self, obj: Memory) -> SafeString:
         return admin_html.graph_link(obj.project_id, obj.user_id)
 
@@ -208,7 +208,7 @@ class EntityAdmin(ReadOnlyAdmin):
     exclude = ("embedding",)
     readonly_fields = ("alias_list", "memories", "graph")
 
-    @admin.display(description="graph")
+    @admin.display(description="user · graph")
     def graph(self, obj: Entity) -> SafeString:
         return admin_html.graph_link(obj.project_id, obj.user_id)
 

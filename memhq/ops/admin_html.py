@@ -21,9 +21,15 @@ OUTCOME_COLOURS = {"done": "#2e7d32", "failed": "#c62828", "running": "#f9a825",
 
 
 def graph_link(project_id: object, user_id: str) -> SafeString:
-    """The admin's memory graph page of one user."""
+    """Links to the admin's per-user page and memory graph page of one user."""
     query = urlencode({"project": str(project_id), "user_id": user_id})
-    return format_html('<a class="graph-link" href="{}?{}">graph</a>', reverse("admin-graph"), query)
+    return format_html(
+        '<a class="user-link" href="{}?{}">user</a> · <a class="graph-link" href="{}?{}">graph</a>',
+        reverse("admin-user"),
+        query,
+        reverse("admin-graph"),
+        query,
+    )
 
 
 def memory_link(memory: Memory) -> SafeString:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 
+from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -25,6 +27,7 @@ from memhq.api.errors import error_body
 from memhq.models import Project
 from memhq.ops.graph_data import graph_page_data
 from memhq.ops.graph_links import LinkInvalid, link_verify
+from memhq.selectors.user_overview import user_overview
 
 TEMPLATE = "memhq/graph.html"
 
@@ -90,6 +93,23 @@ def admin_graph_page(request: HttpRequest) -> HttpResponse:
     query.pop("as_of", None)
     data_url = f"{reverse('admin-graph-data')}?{query.urlencode()}"
     return _page(request, user_id=f"{user_id} ({project.name})", data_url=data_url, embedded=False)
+
+
+@require_GET
+def admin_user_page(request: HttpRequest) -> HttpResponse:
+    """Everything about one user (memhq.selectors.user_overview), with the graph one click away."""
+    try:
+        project, user_id = _admin_target(request)
+    except BadQuery as exc:
+        return JsonResponse(error_body(400, "Invalid query.", exc.fields), status=400)
+    query = urlencode({"project": str(project.pk), "user_id": user_id})
+    context = {
+        **admin.site.each_context(request),
+        "title": f"User {user_id}",
+        "o": user_overview(project=project, user_id=user_id),
+        "graph_url": f"{reverse('admin-graph')}?{query}",
+    }
+    return render(request, "admin/memhq/user_overview.html", context)
 
 
 @require_GET

@@ -64,3 +64,23 @@ def test_entity_page_lists_its_aliases_and_the_memories_that_touch_it(
     assert touching.exists()
     for memory in touching:
         assert f"/admin/memhq/memory/{memory.pk}/change/" in page
+
+
+def test_user_page_lists_memories_by_status_entities_episodes_and_batches(
+    project: Project, admin_client: Client
+) -> None:
+    old, new = moved(project)
+    memories = admin_client.get("/admin/memhq/memory/").content.decode()
+    assert f"/admin/memhq-user/?project={project.pk}&amp;user_id=alice" in memories
+    page = admin_client.get("/admin/memhq-user/", {"project": str(project.pk), "user_id": "alice"})
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "active: <b>1</b>" in html and "superseded: <b>1</b>" in html
+    assert html.index(f"/admin/memhq/memory/{new.pk}/change/") < html.index('class="memories-superseded"')
+    assert f"/admin/memhq/memory/{old.pk}/change/" in html
+    assert "Episodes (2)" in html and "Batches (2)" in html
+    assert f"/admin/memhq-graph/?project={project.pk}&amp;user_id=alice" in html
+    assert (
+        Client().get("/admin/memhq-user/", {"project": str(project.pk), "user_id": "alice"}).status_code
+        == 302
+    )
