@@ -1,4 +1,5 @@
-"""Everything MemHQ holds about one user of a project, for the admin's per-user page (newest first, bounded)."""
+"""Everything MemHQ holds about one user of a project, for the admin's per-user page (newest first,
+bounded)."""
 
 from __future__ import annotations
 
