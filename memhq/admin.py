@@ -106,8 +106,35 @@ class EpisodeAdmin(ReadOnlyAdmin):
     search_fields = ("=id", "user_id", "thread_key", "error")
     ordering = ("-received_at",)
     date_hierarchy = "received_at"
-    exclude = ("raw_body", "summary_embedding")
     readonly_fields = ("phase_timeline", "memories_made", "graph", "raw_body_text")
+    # The journey first (what happened, where it failed, what it made); the record's details after.
+    fieldsets = (
+        (None, {"fields": ("project", "user_id", "status", "error_phase", "error", "attempts")}),
+        ("Journey", {"fields": ("phase_timeline", "memories_made", "graph")}),
+        ("Raw body", {"fields": ("raw_body_text",)}),
+        (
+            "Details",
+            {
+                "classes": ("collapse",),
+                "fields": (
+                    "thread_key",
+                    "thread",
+                    "content_hash",
+                    "idempotency_key",
+                    "received_at",
+                    "phase_done",
+                    "phase_running",
+                    "progressed_at",
+                    "enqueue_failed_at",
+                    "stats",
+                    "summary",
+                    "key_learnings",
+                    "completed_at",
+                    "indexed_at",
+                ),
+            },
+        ),
+    )
     inlines = [EpisodeMessageInline, CandidateInline]
     actions = ["retry_episodes"]
 

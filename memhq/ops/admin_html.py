@@ -49,7 +49,7 @@ def timeline_html(episode: Episode) -> SafeString:
             (
                 row.outcome,
                 row.name,
-                row.started_at.isoformat(timespec="milliseconds") if row.started_at else "—",
+                row.started_at.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3] if row.started_at else "—",
                 row.outcome,
                 max(2, round(BAR_MAX_PX * (row.duration_ms or 0.0) / longest)) if row.duration_ms else 0,
                 OUTCOME_COLOURS[row.outcome],
