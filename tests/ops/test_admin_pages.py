@@ -84,3 +84,15 @@ def test_user_page_lists_memories_by_status_entities_episodes_and_batches(
         Client().get("/admin/memhq-user/", {"project": str(project.pk), "user_id": "alice"}).status_code
         == 302
     )
+
+
+def test_every_memhq_list_is_newest_first() -> None:
+    from django.contrib import admin
+
+    from memhq.models import ConsolidationCursor
+
+    for model, model_admin in admin.site._registry.items():
+        if model._meta.app_label != "memhq" or model is ConsolidationCursor:
+            continue
+        ordering = model_admin.ordering or ()
+        assert ordering and str(ordering[0]).startswith("-"), model.__name__
