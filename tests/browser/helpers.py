@@ -11,7 +11,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
 
-WAIT_S = 10.0
+WAIT_S = 20.0  # generous: the test machine is shared and often loaded
 Screenshot = Callable[[str], Path]
 
 
