@@ -13,11 +13,14 @@ $(STAMP): requirements/base.txt requirements/dev.txt
 	touch $(STAMP)
 
 # Embedded PostgreSQL + Redis under ./var (kept between runs) unless DATABASE_URL / REDIS_URL are set.
+# Every process writes its metrics under var/prometheus (emptied by memhq_bootstrap); /metrics adds them up.
 run: $(STAMP)
-	$(DEVSERVERS) --data var -- sh -c '$(BIN)/python manage.py memhq_bootstrap && exec $(BIN)/honcho start'
+	PROMETHEUS_MULTIPROC_DIR=$(CURDIR)/var/prometheus $(DEVSERVERS) --data var -- sh -c '$(BIN)/python manage.py memhq_bootstrap && exec $(BIN)/honcho start'
 
-# A throwaway data directory, deleted afterwards.
+# A throwaway data directory, deleted afterwards. The browser tests need Debian's chromium + chromium-driver:
+# .ci/ensure-browser installs them when missing (the tests are skipped, loudly, when it cannot).
 test: $(STAMP)
+	@.ci/ensure-browser
 	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-test.XXXXXX)" --ephemeral -- $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # Benchmarks against embedded servers in a throwaway directory: make bench ARGS="add --clients 32 --seconds 20"

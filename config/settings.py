@@ -40,6 +40,10 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # WhiteNoise serves /static/ from STATIC_ROOT in every web process (gunicorn, docker) before any
+    # other middleware touches the request: hashed names are cached forever, gzip served when accepted.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "memhq.ops.metrics.RequestMetricsMiddleware",  # request latency per route (memhq/ops/metrics.py)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -105,7 +109,14 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "var" / "static"
+# `manage.py collectstatic` (run by memhq_bootstrap, the Docker build and the test session) writes the
+# admin's, Swagger UI's and the graph page's files here with content-hashed names and .gz copies; WhiteNoise
+# serves them.
+STATIC_ROOT = Path(env_str("MEMHQ_STATIC_ROOT", str(BASE_DIR / "var" / "static")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
 # Request limits (DESIGN §6). Bodies over MAX_BODY_BYTES answer 413.
 MEMHQ_MAX_BODY_BYTES = env_int("MEMHQ_MAX_BODY_BYTES", 1024 * 1024)
@@ -252,6 +263,10 @@ MEMHQ_WEBHOOKS_MAX_ENDPOINTS = env_int("MEMHQ_WEBHOOKS_MAX_ENDPOINTS", 20)
 MEMHQ_GRAPH_MAX_NODES = env_int("MEMHQ_GRAPH_MAX_NODES", 500)
 MEMHQ_GRAPH_MAX_EDGES = env_int("MEMHQ_GRAPH_MAX_EDGES", 1000)
 MEMHQ_HISTORY_MAX_EVENTS = env_int("MEMHQ_HISTORY_MAX_EVENTS", 1000)
+# Signed links to a user's graph page (POST /v1/memhq/graph/links, for an app to embed): default and
+# longest lifetime, seconds.
+MEMHQ_GRAPH_LINK_TTL_S = env_int("MEMHQ_GRAPH_LINK_TTL_S", 900)
+MEMHQ_GRAPH_LINK_MAX_TTL_S = env_int("MEMHQ_GRAPH_LINK_MAX_TTL_S", 3600)
 # An erasure waits this long for the user's in-flight writes (/add, phases) before answering 409.
 MEMHQ_ERASURE_LOCK_TIMEOUT_S = env_float("MEMHQ_ERASURE_LOCK_TIMEOUT_S", 5.0)
 # Deep consolidation (beat, every MEMHQ_CONSOLIDATION_EVERY_S): each chunk examines at most CHUNK_SIZE rows
@@ -270,10 +285,31 @@ MEMHQ_IMPORTANCE_DECAY_AFTER_DAYS = env_float("MEMHQ_IMPORTANCE_DECAY_AFTER_DAYS
 MEMHQ_IMPORTANCE_HALF_LIFE_DAYS = env_float("MEMHQ_IMPORTANCE_HALF_LIFE_DAYS", 180.0)
 MEMHQ_IMPORTANCE_FLOOR = env_float("MEMHQ_IMPORTANCE_FLOOR", 0.1)
 
+# Prometheus metrics at /metrics (memhq/ops/metrics.py) for a scraper sending "Authorization: Bearer <this>";
+# empty = /metrics answers 404. The broker queues whose depth it reports.
+MEMHQ_METRICS_TOKEN = env_str("MEMHQ_METRICS_TOKEN", "")
+MEMHQ_METRICS_QUEUES = env_list("MEMHQ_METRICS_QUEUES", "celery")
+
+# Logs (memhq/ops/logs.py): plain lines or one JSON object per line; the episode id on every line of its
+# chain; the beat sweeps' routine lines at DEBUG.
+LOG_FORMAT = env_choice("LOG_FORMAT", "plain", ("plain", "json"))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {
+        "episode": {"()": "memhq.ops.logs.EpisodeContext"},
+        "quiet_sweeps": {"()": "memhq.ops.logs.QuietSweeps"},
+    },
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s%(episode)s"},
+        "json": {"()": "memhq.ops.logs.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["quiet_sweeps", "episode"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

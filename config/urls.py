@@ -3,8 +3,9 @@ from django.urls import path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
 from memhq.api.batches import BatchDetailView, BatchListView, BatchRevertView
-from memhq.api.episodes import AddView, EpisodeDetailView, EpisodeListView
+from memhq.api.episodes import AddView, EpisodeDetailView, EpisodeListView, EpisodeRetryView
 from memhq.api.graph import GraphView
+from memhq.api.graph_links import GraphLinkView
 from memhq.api.health import HealthView
 from memhq.api.memories import EntityDetailView, EntityListView
 from memhq.api.memory_control import (
@@ -32,6 +33,14 @@ from memhq.api.webhooks import (
     WebhookRotateSecretView,
     WebhookTestView,
 )
+from memhq.ops.graph_views import (
+    admin_graph_data,
+    admin_graph_page,
+    admin_user_page,
+    embed_graph_data,
+    embed_graph_page,
+)
+from memhq.ops.metrics import metrics_view
 
 API = "v1/memhq/"
 WEBHOOK = f"{API}webhooks/<str:endpoint_id>"
@@ -42,6 +51,7 @@ urlpatterns = [
     path(f"{API}add", AddView.as_view(), name="add"),
     path(f"{API}episodes", EpisodeListView.as_view(), name="episode-list"),
     path(f"{API}episodes/<str:episode_id>", EpisodeDetailView.as_view(), name="episode-detail"),
+    path(f"{API}episodes/<str:episode_id>/retry", EpisodeRetryView.as_view(), name="episode-retry"),
     path(f"{API}recall", RecallView.as_view(), name="recall"),
     path(f"{API}memories", MemoryCollectionView.as_view(), name="memory-list"),
     path(MEMORY, MemoryItemView.as_view(), name="memory-detail"),
@@ -49,6 +59,9 @@ urlpatterns = [
     path(f"{MEMORY}/disable", MemoryDisableView.as_view(), name="memory-disable"),
     path(f"{MEMORY}/enable", MemoryEnableView.as_view(), name="memory-enable"),
     path(f"{API}graph", GraphView.as_view(), name="graph"),
+    path(f"{API}graph/links", GraphLinkView.as_view(), name="graph-links"),
+    path("graph/embed/<str:token>", embed_graph_page, name="graph-embed"),
+    path("graph/embed/<str:token>/data", embed_graph_data, name="graph-embed-data"),
     path(f"{API}batches", BatchListView.as_view(), name="batch-list"),
     path(f"{API}batches/<str:batch_id>", BatchDetailView.as_view(), name="batch-detail"),
     path(f"{API}batches/<str:batch_id>/revert", BatchRevertView.as_view(), name="batch-revert"),
@@ -70,6 +83,10 @@ urlpatterns = [
     path(f"{API}openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     path("healthz", HealthView.as_view(), name="healthz"),
+    path("metrics", metrics_view, name="metrics"),
+    path("admin/memhq-user/", admin.site.admin_view(admin_user_page), name="admin-user"),
+    path("admin/memhq-graph/", admin.site.admin_view(admin_graph_page), name="admin-graph"),
+    path("admin/memhq-graph/data", admin.site.admin_view(admin_graph_data), name="admin-graph-data"),
     path("admin/", admin.site.urls),
 ]
 

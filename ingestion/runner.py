@@ -19,6 +19,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from memhq.models import Episode, EpisodePhase, EpisodeStatus
+from memhq.ops import metrics
 from memhq.services.webhooks import event_emit
 
 logger = logging.getLogger(__name__)
@@ -117,13 +118,22 @@ def _run_claimed(episode_id: str, phase: EpisodePhase, module: Phase[Any], token
             return Claim.BUSY
         outcome = module.store(episode, data) or PhaseOutcome()
         elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
-        _record_done(episode, phase, outcome, elapsed_ms)
+        _record_done(episode, phase, outcome, elapsed_ms, started_at=token)
     return Claim.CLAIMED
 
 
-def _record_done(episode: Episode, phase: EpisodePhase, outcome: PhaseOutcome, elapsed_ms: float) -> None:
+def _record_done(
+    episode: Episode, phase: EpisodePhase, outcome: PhaseOutcome, elapsed_ms: float, started_at: datetime
+) -> None:
+    """The completion record. Besides each phase's duration it keeps when the successful claim started and
+    the episode's claim count when the phase finished (the difference between two phases = that phase's
+    tries), for the admin's timeline (memhq.selectors.episode_timeline)."""
     stats: dict[str, Any] = dict(episode.stats or {})
-    stats.setdefault("timings_ms", {})[phase.label.lower()] = elapsed_ms
+    label = phase.label.lower()
+    stats.setdefault("timings_ms", {})[label] = elapsed_ms
+    stats.setdefault("started_at", {})[label] = started_at.isoformat()
+    stats.setdefault("attempts_at", {})[label] = episode.attempts
+    metrics.PHASE_SECONDS.labels(label).observe(elapsed_ms / 1000)
     for name, value in outcome.counts.items():
         stats.setdefault("counts", {})[name] = value
     stats["llm_calls"] = stats.get("llm_calls", 0) + outcome.llm_calls
@@ -154,6 +164,7 @@ def fail_episode(episode_id: str, phase: int, reason: str) -> None:
         episode.error = reason[:4000]
         episode.progressed_at = timezone.now()
         episode.save(update_fields=["status", "phase_running", "error_phase", "error", "progressed_at"])
+        metrics.PHASE_FAILURES.labels(EpisodePhase(phase).label.lower()).inc()
         event_emit(
             project_id=episode.project_id,
             user_id=episode.user_id,

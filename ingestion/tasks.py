@@ -17,6 +17,7 @@ from ingestion.pipeline import build_chain
 from ingestion.runner import Claim, fail_episode, run_phase
 from memhq.ai.errors import TransientAIError
 from memhq.models import EpisodePhase
+from memhq.ops import metrics
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ def execute(task: Task, episode_id: str, phase: EpisodePhase) -> None:
             RETRY_BACKOFF_FACTOR_S, retries, settings.MEMHQ_TASK_RETRY_BACKOFF_MAX_S, full_jitter=True
         )
         logger.warning("episode %s phase %s: %s; retry in %ss", episode_id, phase.label, exc, countdown)
+        metrics.PHASE_RETRIES.labels(phase.label.lower()).inc()
         raise task.retry(exc=exc, countdown=countdown, max_retries=settings.MEMHQ_TASK_MAX_RETRIES) from exc
     except Exception as exc:  # a bug or bad data: retrying will not help
         logger.exception("episode %s phase %s failed", episode_id, phase.label)

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from memhq.ai.provider import get_embedder
 from memhq.models import Memory, MemoryStatus
+from memhq.ops import metrics
 from memhq.services.transactions import savepoint_if_in_transaction
 from retrieval import config as retrieval_config
 from retrieval import query
@@ -174,6 +175,7 @@ def _hit(row: dict[str, object], key: str) -> Hit:
 
 
 def degraded(*, project_id: uuid.UUID, user_id: str, as_of: datetime, max_tokens: int) -> RecallResult:
+    metrics.RECALL_DEGRADED.inc()
     memories = (
         Memory.objects.filter(project_id=project_id, user_id=user_id, status=MemoryStatus.ACTIVE)
         .defer("embedding")

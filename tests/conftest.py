@@ -14,6 +14,14 @@ from memhq.services.tenancy import project_create
 from tests.support.worker import celery_process, worker_args, worker_env
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Pages render {% static %} through the manifest: collect once per session (xdist: in the controller)."""
+    if not hasattr(config, "workerinput"):
+        from memhq.ops.static import collect_static_if_stale
+
+        collect_static_if_stale()
+
+
 @pytest.fixture(autouse=True)
 def _test_settings(settings: Any) -> None:
     settings.MEMHQ_WEBHOOKS_ALLOW_PRIVATE = True

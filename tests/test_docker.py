@@ -256,3 +256,11 @@ def test_dockerfile_base_image_requirements_copies_and_user() -> None:
 def test_dockerignore_keeps_the_virtualenv_and_local_data_out_of_the_build_context() -> None:
     ignored = (DOCKER / "Dockerfile.dockerignore").read_text().split()
     assert {".venv", "var", ".git"} <= set(ignored)
+
+
+def test_the_image_collects_static_files_that_the_app_user_can_rewrite() -> None:
+    runs = [args for keyword, args in dockerfile_instructions() if keyword == "RUN"]
+    collect = [args for args in runs if "manage.py collectstatic" in args]
+    assert collect, "the image must collect static files (WhiteNoise serves them from STATIC_ROOT)"
+    assert "chown -R memhq" in collect[0], "memhq_bootstrap re-collects as the app user when stale"
+    assert env_example()["MEMHQ_STATIC_ROOT"].startswith("/app/var/")

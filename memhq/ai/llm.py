@@ -41,6 +41,7 @@ import openai
 import pydantic
 
 from memhq.ai.errors import PermanentAIError, TransientAIError
+from memhq.ops import metrics
 
 #: How many distinct configs keep a live client per process (one per model/server is the norm).
 CLIENT_CACHE_SIZE = 8
@@ -156,6 +157,7 @@ def structured_call(
     usage = completion.usage
     prompt_tokens = usage.prompt_tokens if usage is not None else 0
     completion_tokens = usage.completion_tokens if usage is not None else 0
+    metrics.observe_llm(schema_name, prompt_tokens, completion_tokens)
     if not completion.choices:
         raise TransientAIError(f"{operation}: the answer has no choices")
     choice = completion.choices[0]

@@ -12,11 +12,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memhq.api.actors import actor_of
 from memhq.api.add_request import AddRequest, field_errors
 from memhq.api.auth import project_of
 from memhq.api.errors import Conflict, PayloadTooLarge
 from memhq.api.serializers import AddResponseSerializer, EpisodeListQuerySerializer, EpisodeSerializer
 from memhq.selectors.episodes import episode_get, episode_list
+from memhq.services.episode_retry import EpisodeNotFailed, episode_retry
 from memhq.services.episodes import IdempotencyConflict, episode_create
 
 JSON_MEDIA_TYPE = "application/json"
@@ -102,3 +104,23 @@ class EpisodeDetailView(APIView):
     def get(self, request: Request, episode_id: str) -> Response:
         episode = episode_get(project=project_of(request), episode_id=episode_id)
         return Response(EpisodeSerializer(episode).data)
+
+
+class EpisodeRetryView(APIView):
+    @extend_schema(
+        request=None,
+        responses={202: dict},
+        summary="Retry a failed episode from its failed phase (journaled; 409 when it is not failed).",
+    )
+    def post(self, request: Request, episode_id: str) -> Response:
+        project = project_of(request)
+        try:
+            retry = episode_retry(project=project, episode_id=episode_id, actor=actor_of(request))
+        except EpisodeNotFailed as exc:
+            raise Conflict(str(exc)) from None
+        body = {
+            "episode": EpisodeSerializer(episode_get(project=project, episode_id=retry.episode.pk)).data,
+            "from_phase": retry.from_phase.label.lower(),
+            "batch_id": str(retry.batch.pk),
+        }
+        return Response(body, status=status.HTTP_202_ACCEPTED)

@@ -1,6 +1,12 @@
-"""``/healthz``: 200 when the database and the broker answer, 503 (same body shape) when one does not."""
+"""``/healthz``: 200 when the database and the broker answer, 503 (same body shape) when one does not.
+
+Anyone may call it, so the body names the failed dependency only: the exception (hosts, ports, users) goes to
+the web process's log at WARNING.
+"""
 
 from __future__ import annotations
+
+import logging
 
 from django.db import connection
 from drf_spectacular.utils import extend_schema
@@ -13,6 +19,8 @@ from config.celery import app as celery_app
 from memhq.api.errors import error_body
 
 BROKER_PING_TIMEOUT_S = 2.0
+UNREACHABLE = "unreachable (details in the web log)"
+logger = logging.getLogger(__name__)
 
 
 def _database_ok() -> str | None:
@@ -20,8 +28,9 @@ def _database_ok() -> str | None:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
         return None
-    except Exception as exc:  # any failure means "not healthy"; the reason goes in the body
-        return str(exc)
+    except Exception:  # any failure means "not healthy"; the reason goes to the log, never the body
+        logger.warning("healthz: database unreachable", exc_info=True)
+        return UNREACHABLE
 
 
 def _broker_ok() -> str | None:
@@ -29,8 +38,9 @@ def _broker_ok() -> str | None:
         with celery_app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1, timeout=BROKER_PING_TIMEOUT_S)
         return None
-    except Exception as exc:
-        return str(exc)
+    except Exception:
+        logger.warning("healthz: broker unreachable", exc_info=True)
+        return UNREACHABLE
 
 
 class HealthView(APIView):

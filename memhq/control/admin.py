@@ -129,6 +129,7 @@ class ErasureReceiptAdmin(_ReadOnly):
     list_display = ("id", "project", "finished_at", "actor", "ids_sha256")
     list_filter = ("project",)
     search_fields = ("id", "user_id_sha256", "ids_sha256")
+    ordering = ("-finished_at",)
 
 
 @admin.register(ConsolidationCursor)

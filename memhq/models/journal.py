@@ -13,6 +13,7 @@ class BatchKind(models.TextChoices):
     CONSOLIDATION = "consolidation"
     EDIT = "edit"
     REVERT = "revert"
+    RETRY = "retry"  # an operator re-ran a failed episode from its failed phase (journals the episode row)
 
 
 class Batch(models.Model):

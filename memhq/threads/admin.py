@@ -42,6 +42,7 @@ class ThreadAdmin(admin.ModelAdmin):
     )
     list_filter = ("status", "temporary", "project")
     search_fields = ("key", "user_id")
+    ordering = ("-last_activity_at",)
     date_hierarchy = "created_at"
     inlines = [ThreadEpisodeInline, ThreadMessageInline]
 

@@ -67,6 +67,7 @@ class WebhookEndpointAdmin(NoAddAdmin):
     list_display = ("url", "project", "is_active", "event_types", "disabled_reason", "created_at")
     list_filter = ("is_active", "project")
     search_fields = ("url", "description")
+    ordering = ("-created_at",)
     fields = (
         "project",
         "url",
@@ -119,6 +120,7 @@ class WebhookEventAdmin(ReadOnlyAdmin):
     list_display = ("type", "user_id", "created_at", "project")
     list_filter = ("type", "project")
     search_fields = ("id", "user_id")
+    ordering = ("-created_at",)
     inlines = [DeliveryInline]
 
 
@@ -126,6 +128,7 @@ class WebhookEventAdmin(ReadOnlyAdmin):
 class WebhookDeliveryAdmin(ReadOnlyAdmin):
     list_display = ("id", "event", "endpoint", "status", "attempts", "last_status_code", "next_attempt_at")
     list_filter = ("status", "endpoint__project")
+    ordering = ("-created_at",)
     list_select_related = ("event", "endpoint")
     search_fields = ("id", "event__id", "endpoint__url")
     fields = DELIVERY_FIELDS

@@ -21,6 +21,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from memhq.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint
+from memhq.ops import metrics
 from memhq.webhooks import delivery as http
 from memhq.webhooks.delivery import Outcome, Verdict
 from memhq.webhooks.schedule import max_attempts, next_attempt_at
@@ -120,6 +121,7 @@ def delivery_record(delivery: WebhookDelivery, outcome: Outcome) -> str:
     status = str(updates["status"])
     log = logger.info if status == DeliveryStatus.DELIVERED else logger.warning
     log("webhook delivery %s attempt %d: %s %s", delivery.pk, delivery.attempts, status, outcome.error)
+    metrics.WEBHOOK_ATTEMPTS.labels(status).inc()
     return status
 
 

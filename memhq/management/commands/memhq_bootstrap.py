@@ -1,4 +1,6 @@
-"""What `make run` does before starting the processes: check the database, migrate, create a demo project.
+"""What `make run` does before starting the processes: check the database, migrate, collect the static files
+(admin, Swagger UI, graph page; when changed), empty the Prometheus multiprocess directory, create a demo
+project.
 
 The demo project's key and the admin password are generated once and kept in ./var (the local data
 directory, like the embedded database), so every `make run` can print them again.
@@ -17,6 +19,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection
 
 from memhq.models import Project
+from memhq.ops.metrics import reset_multiprocess_dir
+from memhq.ops.static import collect_static_if_stale
 from memhq.services.tenancy import project_create
 
 DEMO_PROJECT = "demo"
@@ -40,6 +44,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         check_vector_extension()
         call_command("migrate", interactive=False, verbosity=0)
+        collect_static_if_stale()
+        reset_multiprocess_dir()
         var = Path(settings.BASE_DIR) / "var"
         var.mkdir(exist_ok=True)
         key_file = var / "demo-api-key"

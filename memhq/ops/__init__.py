@@ -1,0 +1,1 @@
+"""The operator's side: static files, the graph page, metrics and logs."""
