@@ -11,7 +11,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memhq', '0007_recall_indexes'),
+        ('memhq', '0010_operator_retry_batch_kind'),
     ]
 
     operations = [
