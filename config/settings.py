@@ -143,8 +143,12 @@ SPECTACULAR_SETTINGS = {
 
 # Celery: every task is idempotent, so acks_late + reject_on_worker_lost; results live in tables.
 REDIS_URL = env_str("REDIS_URL", "redis://localhost:6379/0")
-# The rate limiter's counters live in Redis so that every web process shares them.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+# The rate limiter's windows live in Redis so every web process shares them (memhq/api/throttling.py); it
+# fails open when Redis does not answer within the timeout, and does not ask again for the backoff.
+MEMHQ_RATE_LIMIT_REDIS_URL = env_str("MEMHQ_RATE_LIMIT_REDIS_URL", "") or REDIS_URL
+MEMHQ_RATE_LIMIT_TIMEOUT_S = env_float("MEMHQ_RATE_LIMIT_TIMEOUT_S", 0.1)
+MEMHQ_RATE_LIMIT_BACKOFF_S = env_float("MEMHQ_RATE_LIMIT_BACKOFF_S", 1.0)
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL  # only tasks that ask for a result (none of the pipeline's) use it
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -204,7 +208,20 @@ MEMHQ_TASK_MAX_RETRIES = env_int("MEMHQ_TASK_MAX_RETRIES", 5)
 MEMHQ_TASK_RETRY_BACKOFF_MAX_S = env_int("MEMHQ_TASK_RETRY_BACKOFF_MAX_S", 300)
 # An episode queued or stuck in a phase longer than this is re-enqueued from its next phase.
 MEMHQ_STALL_TIMEOUT_S = env_int("MEMHQ_STALL_TIMEOUT_S", 300)
+# An episode pending publication this long (the relay is down or missing) is published by the sweep itself.
 MEMHQ_QUEUED_GRACE_S = env_int("MEMHQ_QUEUED_GRACE_S", 30)
+# A phase claim's lease (ingestion/claims.py), renewed every third of it while the phase runs. A claim whose
+# lease ran out, or whose holder process is gone (same host), is taken over at once.
+MEMHQ_CLAIM_LEASE_S = env_float("MEMHQ_CLAIM_LEASE_S", 30.0)
+# The outbox relay (ingestion/relay.py): woken by NOTIFY on commit; polls this often anyway; backs off up to
+# the max while the broker is unreachable.
+MEMHQ_RELAY_POLL_S = env_float("MEMHQ_RELAY_POLL_S", 5.0)
+MEMHQ_RELAY_BACKOFF_MAX_S = env_float("MEMHQ_RELAY_BACKOFF_MAX_S", 2.0)
+MEMHQ_RELAY_BATCH = env_int("MEMHQ_RELAY_BATCH", 200)
+# Workers write a heartbeat row this often while their consumer is connected; /healthz wants one fresher
+# than the TTL (ingestion/heartbeat.py).
+MEMHQ_WORKER_HEARTBEAT_S = env_float("MEMHQ_WORKER_HEARTBEAT_S", 5.0)
+MEMHQ_WORKER_HEARTBEAT_TTL_S = env_float("MEMHQ_WORKER_HEARTBEAT_TTL_S", 20.0)
 
 # Retrieval (DESIGN §5).
 # Fusion (retrieval/fusion.py): each signal's vote for a hit is MEMHQ_FUSION_SCORE_SHARE × its min-max

@@ -1,7 +1,10 @@
-"""``/healthz``: 200 when the database and the broker answer, 503 (same body shape) when one does not."""
+"""``/healthz``: 200 when the database and the broker answer and at least one worker is consuming (its
+heartbeat is fresh, ingestion/heartbeat.py); 503 in the error shape, naming what failed, otherwise. A
+pipeline nobody consumes accepts episodes that are never processed: that is unhealthy."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import connection
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
@@ -33,6 +36,17 @@ def _broker_ok() -> str | None:
         return str(exc)
 
 
+def _workers_ok() -> str | None:
+    from ingestion.heartbeat import live_workers
+
+    try:
+        if live_workers():
+            return None
+    except Exception as exc:
+        return str(exc)
+    return f"No worker has announced itself in the last {settings.MEMHQ_WORKER_HEARTBEAT_TTL_S:g}s."
+
+
 class HealthView(APIView):
     authentication_classes: list[type] = []
     permission_classes = [AllowAny]
@@ -40,7 +54,7 @@ class HealthView(APIView):
 
     @extend_schema(exclude=True)
     def get(self, request: Request) -> Response:
-        checks = {"database": _database_ok(), "broker": _broker_ok()}
+        checks = {"database": _database_ok(), "broker": _broker_ok(), "workers": _workers_ok()}
         failed = {name: [error] for name, error in checks.items() if error is not None}
         if failed:
             return Response(error_body(503, "A dependency is unreachable.", failed), status=503)

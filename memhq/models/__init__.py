@@ -6,6 +6,7 @@ from memhq.models.memories import Evidence, Memory, MemoryKind, MemoryOrigin, Me
 from memhq.models.tenancy import ApiKey, Project
 from memhq.models.threads import Thread, ThreadMessage, ThreadStatus
 from memhq.models.webhooks import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent
+from memhq.models.workers import WorkerHeartbeat
 
 __all__ = [
     "ApiKey",
@@ -34,4 +35,5 @@ __all__ = [
     "WebhookDelivery",
     "WebhookEndpoint",
     "WebhookEvent",
+    "WorkerHeartbeat",
 ]

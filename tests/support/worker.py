@@ -36,9 +36,35 @@ def worker_env(**overrides: str) -> dict[str, str]:
 def celery_process(
     args: list[str], env: dict[str, str], log: Path, ready: str
 ) -> Iterator[subprocess.Popen[bytes]]:
+    with python_process(["-m", "celery", "-A", "config", *args], env, log, ready) as process:
+        yield process
+
+
+@contextmanager
+def slow_worker_process(
+    delays: dict[int, float], env: dict[str, str], log: Path, concurrency: int = 1
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A real worker whose phases sleep ``delays[phase]`` seconds first (tests/support/slow_worker.py)."""
+    env = {**env, "MEMHQ_TEST_PHASE_DELAY": ",".join(f"{phase}={delay}" for phase, delay in delays.items())}
+    args = ["-m", "tests.support.slow_worker", *worker_args(concurrency)]
+    with python_process(args, env, log, ready="ready.") as process:
+        yield process
+
+
+@contextmanager
+def relay_process(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """The outbox relay (``manage.py memhq_relay``), which publishes what /add committed."""
+    with python_process(["manage.py", "memhq_relay"], env, log, ready="relay: listening") as process:
+        yield process
+
+
+@contextmanager
+def python_process(
+    args: list[str], env: dict[str, str], log: Path, ready: str
+) -> Iterator[subprocess.Popen[bytes]]:
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", *args],
+            [sys.executable, *args],
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -49,7 +75,7 @@ def celery_process(
         deadline = time.monotonic() + READY_TIMEOUT_S
         while ready not in log.read_text(errors="replace"):
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"celery did not start:\n{log.read_text(errors='replace')[-4000:]}")
+                raise RuntimeError(f"{args[:3]} did not start:\n{log.read_text(errors='replace')[-4000:]}")
             time.sleep(0.1)
         yield process
     finally:
