@@ -17,7 +17,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 
 from ingestion.pipeline import publish_start
 from memhq.models import Episode, EpisodePhase, EpisodeStatus
@@ -83,3 +83,19 @@ def _publish_batch(limit: int, pending_before: datetime | None) -> tuple[int, in
     if error is not None:
         raise PublishFailed(f"{type(error).__name__}: {error}") from error
     return published, len(done)
+
+
+def hand_over(episode_id: str) -> bool:
+    """A phase task failed outside its phase's work — typically the broker went away as the worker
+    published the chain's next hop (or, for ``ingestion.start``, the chain itself): put the episode back in
+    the outbox from its next phase, so the relay carries the chain on when the broker is back instead of
+    the episode waiting for the stall timeout. Only an idle, live episode not already pending."""
+    return bool(
+        Episode.objects.filter(
+            pk=episode_id,
+            status__in=LIVE,
+            phase_running__isnull=True,
+            publish_from__isnull=True,
+            phase_done__lt=EpisodePhase.NOTIFY,
+        ).update(publish_from=F("phase_done") + 1)
+    )

@@ -130,3 +130,22 @@ def test_two_relays_draining_at_once_publish_each_episode_once(
         thread.join(30)
     assert sum(counts) == 120 == broker.llen("celery")
     assert not Episode.objects.filter(publish_from__isnull=False).exists()
+
+
+def test_a_task_that_fails_after_its_phase_hands_the_chain_to_the_outbox(project: Project) -> None:
+    from ingestion.tasks import extract
+
+    episode = make_episode(project, MESSAGES)
+    Episode.objects.filter(pk=episode.pk).update(publish_from=None, phase_done=3, status="running")
+    # What Celery calls when publishing the next hop failed (the broker went away).
+    extract.on_failure(ConnectionError("broker gone"), "task-id", (str(episode.pk),), {}, None)
+    assert Episode.objects.get(pk=episode.pk).publish_from == 4
+
+
+def test_a_failure_never_hands_over_an_episode_another_worker_is_running(project: Project) -> None:
+    from ingestion.tasks import extract
+
+    episode = make_episode(project, MESSAGES)
+    Episode.objects.filter(pk=episode.pk).update(publish_from=None, phase_done=3, phase_running=4)
+    extract.on_failure(ConnectionError("broker gone"), "task-id", (str(episode.pk),), {}, None)
+    assert Episode.objects.get(pk=episode.pk).publish_from is None

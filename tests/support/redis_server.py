@@ -75,3 +75,22 @@ def redis_server(directory: Path) -> Iterator[RedisServer]:
     finally:
         with contextlib.suppress(Exception):
             server.kill()
+
+
+@contextmanager
+def celery_pointed_at(url: str) -> Iterator[None]:
+    """This process's Celery app publishes to ``url`` for the duration (the sweep run by a test)."""
+    from config.celery import app
+
+    original = app.conf.broker_url
+
+    def point(target: str) -> None:
+        app.conf.broker_url = target
+        app._pool = None  # the connection and producer pools were built for the old URL
+        app.amqp._producer_pool = None
+
+    point(url)
+    try:
+        yield
+    finally:
+        point(original)

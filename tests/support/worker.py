@@ -42,11 +42,15 @@ def celery_process(
 
 @contextmanager
 def slow_worker_process(
-    delays: dict[int, float], env: dict[str, str], log: Path, concurrency: int = 1
+    delays: dict[int, float], env: dict[str, str], log: Path, concurrency: int = 1, as_deployed: bool = False
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """A real worker whose phases sleep ``delays[phase]`` seconds first (tests/support/slow_worker.py)."""
+    """A real worker whose phases sleep ``delays[phase]`` seconds first (tests/support/slow_worker.py).
+    ``as_deployed``: with gossip, mingle and heartbeats on, as the Procfile starts it."""
     env = {**env, "MEMHQ_TEST_PHASE_DELAY": ",".join(f"{phase}={delay}" for phase, delay in delays.items())}
-    args = ["-m", "tests.support.slow_worker", *worker_args(concurrency)]
+    flags = worker_args(concurrency)
+    if as_deployed:
+        flags = [flag for flag in flags if not flag.startswith("--without-")]
+    args = ["-m", "tests.support.slow_worker", *flags]
     with python_process(args, env, log, ready="ready.") as process:
         yield process
 
