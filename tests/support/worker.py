@@ -45,11 +45,9 @@ def slow_worker_process(
     delays: dict[int, float], env: dict[str, str], log: Path, concurrency: int = 1, as_deployed: bool = False
 ) -> Iterator[subprocess.Popen[bytes]]:
     """A real worker whose phases sleep ``delays[phase]`` seconds first (tests/support/slow_worker.py).
-    ``as_deployed``: with gossip, mingle and heartbeats on, as the Procfile starts it."""
+    ``as_deployed``: with the Procfile's worker flags."""
     env = {**env, "MEMHQ_TEST_PHASE_DELAY": ",".join(f"{phase}={delay}" for phase, delay in delays.items())}
-    flags = worker_args(concurrency)
-    if as_deployed:
-        flags = [flag for flag in flags if not flag.startswith("--without-")]
+    flags = procfile_worker_flags(concurrency) if as_deployed else worker_args(concurrency)
     args = ["-m", "tests.support.slow_worker", *flags]
     with python_process(args, env, log, ready="ready.") as process:
         yield process
@@ -110,3 +108,11 @@ def worker_args(concurrency: int = 1) -> list[str]:
         "--without-mingle",
         "--without-heartbeat",
     ]
+
+
+def procfile_worker_flags(concurrency: int) -> list[str]:
+    """``worker`` and the Procfile's worker flags, with this concurrency."""
+    line = next(line for line in (ROOT / "Procfile").read_text().splitlines() if line.startswith("worker:"))
+    words = line.split()
+    flags = [word for word in words[words.index("worker") + 1 :] if not word.startswith("--concurrency")]
+    return ["worker", *flags, f"--concurrency={concurrency}", "--pool=prefork"]
