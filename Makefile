@@ -13,8 +13,9 @@ $(STAMP): requirements/base.txt requirements/dev.txt
 	touch $(STAMP)
 
 # Embedded PostgreSQL + Redis under ./var (kept between runs) unless DATABASE_URL / REDIS_URL are set.
+# config.supervisor runs the Procfile and restarts a process that exits (honcho stopped them all).
 run: $(STAMP)
-	$(DEVSERVERS) --data var -- sh -c '$(BIN)/python manage.py memhq_bootstrap && exec $(BIN)/honcho start'
+	$(DEVSERVERS) --data var -- sh -c '$(BIN)/python manage.py memhq_bootstrap && exec $(BIN)/python -m config.supervisor Procfile'
 
 # A throwaway data directory, deleted afterwards.
 test: $(STAMP)
