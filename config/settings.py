@@ -39,6 +39,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "memhq.api.errors.DatabaseUnavailableMiddleware",  # a database outage is 503 + Retry-After, never 500
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -85,6 +86,8 @@ DATABASES = {
         "HOST": _db.host,
         "PORT": _db.port,
         "OPTIONS": {
+            # A stopped or unreachable database fails the request within seconds (503), not a client timeout.
+            "connect_timeout": env_int("DATABASE_CONNECT_TIMEOUT_S", 3),
             **_db.options,
             "options": f"-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search={MEMHQ_HNSW_EF_SEARCH}",
             # psycopg prepares only what is executed with prepare=True (recall's statement): never by count.
@@ -108,6 +111,8 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"
 
 # Request limits (DESIGN §6). Bodies over MAX_BODY_BYTES answer 413.
+# Retry-After (seconds) on a 503 when the database is unavailable (memhq/api/errors.py).
+MEMHQ_RETRY_AFTER_S = env_int("MEMHQ_RETRY_AFTER_S", 5)
 MEMHQ_MAX_BODY_BYTES = env_int("MEMHQ_MAX_BODY_BYTES", 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MEMHQ_MAX_BODY_BYTES
 MEMHQ_MAX_MESSAGES = env_int("MEMHQ_MAX_MESSAGES", 500)
