@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEVSERVERS := $(BIN)/python -m config.devservers
 
-.PHONY: run test lint bench eval clean
+.PHONY: run test faults lint bench eval clean
 
 $(STAMP): requirements/base.txt requirements/dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ run: $(STAMP)
 # A throwaway data directory, deleted afterwards.
 test: $(STAMP)
 	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-test.XXXXXX)" --ephemeral -- $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The fault suite alone (docs/reliability.md): real workers, relay and a private Redis killed and restarted.
+faults: $(STAMP)
+	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-faults.XXXXXX)" --ephemeral -- $(BIN)/python -m pytest tests/faults -q -s $(PYTEST_ARGS)
 
 # Benchmarks against embedded servers in a throwaway directory: make bench ARGS="add --clients 32 --seconds 20"
 bench: $(STAMP)
