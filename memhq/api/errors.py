@@ -10,6 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from rest_framework import exceptions, status
+from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -93,7 +94,12 @@ def _flatten(detail: Any) -> Any:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, Http404):
+    if isinstance(exc, exceptions.NotFound) and str(exc.detail) == str(
+        CursorPagination.invalid_cursor_message
+    ):
+        # DRF answers a cursor it cannot decode with 404; it is a bad parameter, not a missing resource.
+        exc = exceptions.ValidationError({"cursor": [str(CursorPagination.invalid_cursor_message)]})
+    elif isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()

@@ -104,3 +104,10 @@ def test_healthz_is_503_when_the_broker_is_down(db: None) -> None:
 
 
 handler500 = "memhq.api.errors.json_500"
+
+
+def test_an_unknown_cursor_is_400_with_the_field(api: APIClient) -> None:
+    for url in ("/v1/memhq/episodes?cursor=not-a-cursor", "/v1/memhq/memories?user_id=u1&cursor=abc"):
+        response = api.get(url)
+        assert_shape(response, 400, "invalid")
+        assert "cursor" in response.json()["error"]["fields"]
