@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from rest_framework import exceptions, status
@@ -99,6 +100,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     ):
         # DRF answers a cursor it cannot decode with 404; it is a bad parameter, not a missing resource.
         exc = exceptions.ValidationError({"cursor": [str(CursorPagination.invalid_cursor_message)]})
+    elif isinstance(exc, DjangoValidationError):
+        # A value the ORM refused (a decodable cursor whose position is no date): bad input, not a 500.
+        exc = exceptions.ValidationError({"non_field_errors": [str(message) for message in exc.messages]})
     elif isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):

@@ -111,3 +111,8 @@ def test_an_unknown_cursor_is_400_with_the_field(api: APIClient) -> None:
         response = api.get(url)
         assert_shape(response, 400, "invalid")
         assert "cursor" in response.json()["error"]["fields"]
+
+
+def test_a_cursor_with_a_malformed_position_is_400_not_500(api: APIClient) -> None:
+    response = api.get("/v1/memhq/episodes?cursor=bz0xJnA9Mg%3D%3D")  # base64 of "o=1&p=2": p is no date
+    assert_shape(response, 400, "invalid")
