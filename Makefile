@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEVSERVERS := $(BIN)/python -m config.devservers
 
-.PHONY: run test lint bench eval compare clean
+.PHONY: run test faults lint bench eval compare clean
 
 $(STAMP): requirements/base.txt requirements/dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -14,14 +14,19 @@ $(STAMP): requirements/base.txt requirements/dev.txt
 
 # Embedded PostgreSQL + Redis under ./var (kept between runs) unless DATABASE_URL / REDIS_URL are set.
 # Every process writes its metrics under var/prometheus (emptied by memhq_bootstrap); /metrics adds them up.
+# config.supervisor runs the Procfile and restarts a process that exits (honcho stopped them all).
 run: $(STAMP)
-	PROMETHEUS_MULTIPROC_DIR=$(CURDIR)/var/prometheus $(DEVSERVERS) --data var -- sh -c '$(BIN)/python manage.py memhq_bootstrap && exec $(BIN)/honcho start'
+	PROMETHEUS_MULTIPROC_DIR=$(CURDIR)/var/prometheus $(DEVSERVERS) --data var -- sh -c '$(BIN)/python manage.py memhq_bootstrap && exec $(BIN)/python -m config.supervisor Procfile'
 
 # A throwaway data directory, deleted afterwards. The browser tests need Debian's chromium + chromium-driver:
 # .ci/ensure-browser installs them when missing (the tests are skipped, loudly, when it cannot).
 test: $(STAMP)
 	@.ci/ensure-browser
 	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-test.XXXXXX)" --ephemeral -- $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The fault suite alone (docs/reliability.md): real workers, relay and a private Redis killed and restarted.
+faults: $(STAMP)
+	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-faults.XXXXXX)" --ephemeral -- $(BIN)/python -m pytest tests/faults -q -s $(PYTEST_ARGS)
 
 # Benchmarks against embedded servers in a throwaway directory: make bench ARGS="add --clients 32 --seconds 20"
 bench: $(STAMP)

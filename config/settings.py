@@ -39,6 +39,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "memhq.api.errors.DatabaseUnavailableMiddleware",  # a database outage is 503 + Retry-After, never 500
     "django.middleware.security.SecurityMiddleware",
     # WhiteNoise serves /static/ from STATIC_ROOT in every web process (gunicorn, docker) before any
     # other middleware touches the request: hashed names are cached forever, gzip served when accepted.
@@ -89,6 +90,8 @@ DATABASES = {
         "HOST": _db.host,
         "PORT": _db.port,
         "OPTIONS": {
+            # A stopped or unreachable database fails the request within seconds (503), not a client timeout.
+            "connect_timeout": env_int("DATABASE_CONNECT_TIMEOUT_S", 3),
             **_db.options,
             "options": f"-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search={MEMHQ_HNSW_EF_SEARCH}",
             # psycopg prepares only what is executed with prepare=True (recall's statement): never by count.
@@ -119,6 +122,8 @@ STORAGES = {
 }
 
 # Request limits (DESIGN §6). Bodies over MAX_BODY_BYTES answer 413.
+# Retry-After (seconds) on a 503 when the database is unavailable (memhq/api/errors.py).
+MEMHQ_RETRY_AFTER_S = env_int("MEMHQ_RETRY_AFTER_S", 5)
 MEMHQ_MAX_BODY_BYTES = env_int("MEMHQ_MAX_BODY_BYTES", 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MEMHQ_MAX_BODY_BYTES
 MEMHQ_MAX_MESSAGES = env_int("MEMHQ_MAX_MESSAGES", 500)
@@ -154,8 +159,12 @@ SPECTACULAR_SETTINGS = {
 
 # Celery: every task is idempotent, so acks_late + reject_on_worker_lost; results live in tables.
 REDIS_URL = env_str("REDIS_URL", "redis://localhost:6379/0")
-# The rate limiter's counters live in Redis so that every web process shares them.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+# The rate limiter's windows live in Redis so every web process shares them (memhq/api/throttling.py); it
+# fails open when Redis does not answer within the timeout, and does not ask again for the backoff.
+MEMHQ_RATE_LIMIT_REDIS_URL = env_str("MEMHQ_RATE_LIMIT_REDIS_URL", "") or REDIS_URL
+MEMHQ_RATE_LIMIT_TIMEOUT_S = env_float("MEMHQ_RATE_LIMIT_TIMEOUT_S", 0.1)
+MEMHQ_RATE_LIMIT_BACKOFF_S = env_float("MEMHQ_RATE_LIMIT_BACKOFF_S", 1.0)
 CELERY_BROKER_URL = REDIS_URL
 CELERY_RESULT_BACKEND = REDIS_URL  # only tasks that ask for a result (none of the pipeline's) use it
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -215,7 +224,20 @@ MEMHQ_TASK_MAX_RETRIES = env_int("MEMHQ_TASK_MAX_RETRIES", 5)
 MEMHQ_TASK_RETRY_BACKOFF_MAX_S = env_int("MEMHQ_TASK_RETRY_BACKOFF_MAX_S", 300)
 # An episode queued or stuck in a phase longer than this is re-enqueued from its next phase.
 MEMHQ_STALL_TIMEOUT_S = env_int("MEMHQ_STALL_TIMEOUT_S", 300)
+# An episode pending publication this long (the relay is down or missing) is published by the sweep itself.
 MEMHQ_QUEUED_GRACE_S = env_int("MEMHQ_QUEUED_GRACE_S", 30)
+# A phase claim's lease (ingestion/claims.py), renewed every third of it while the phase runs. A claim whose
+# lease ran out, or whose holder process is gone (same host), is taken over at once.
+MEMHQ_CLAIM_LEASE_S = env_float("MEMHQ_CLAIM_LEASE_S", 30.0)
+# The outbox relay (ingestion/relay.py): woken by NOTIFY on commit; polls this often anyway; backs off up to
+# the max while the broker is unreachable.
+MEMHQ_RELAY_POLL_S = env_float("MEMHQ_RELAY_POLL_S", 5.0)
+MEMHQ_RELAY_BACKOFF_MAX_S = env_float("MEMHQ_RELAY_BACKOFF_MAX_S", 2.0)
+MEMHQ_RELAY_BATCH = env_int("MEMHQ_RELAY_BATCH", 200)
+# Workers write a heartbeat row this often while their consumer is connected; /healthz wants one fresher
+# than the TTL (ingestion/heartbeat.py).
+MEMHQ_WORKER_HEARTBEAT_S = env_float("MEMHQ_WORKER_HEARTBEAT_S", 5.0)
+MEMHQ_WORKER_HEARTBEAT_TTL_S = env_float("MEMHQ_WORKER_HEARTBEAT_TTL_S", 20.0)
 
 # Retrieval (DESIGN §5).
 # Long messages are indexed as passages (ingestion/passages.py); the first this many of each message are

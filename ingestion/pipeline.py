@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import logging
 import uuid
 
 from celery import Task, chain
 from celery.canvas import Signature
-from django.utils import timezone
 
 from config.celery import app as celery_app
-from memhq.models import Episode, EpisodePhase
-
-logger = logging.getLogger(__name__)
+from memhq.models import EpisodePhase
 
 
 def phase_tasks() -> list[Task]:
@@ -41,20 +37,15 @@ def build_chain(episode_id: str, from_phase: int = EpisodePhase.PERSIST) -> chai
 START_TASK = "ingestion.start"
 
 
-def enqueue_episode(episode_id: uuid.UUID | str, from_phase: int = EpisodePhase.PERSIST) -> bool:
-    """Publish one small ``ingestion.start`` message (by name: the web process never imports the phases);
-    the worker that takes it publishes the chain. When the broker is unreachable, record it on the episode
-    for the outbox sweep.
+def publish_start(episode_id: uuid.UUID | str, from_phase: int = EpisodePhase.PERSIST) -> None:
+    """Publish one small ``ingestion.start`` message (by name: the relay never imports the phases); the
+    worker that takes it publishes the chain. Raises when the broker is unreachable.
 
-    Never raises: the episode is already stored, and the sweep re-enqueues what could not be published.
+    Only the outbox relay calls this (ingestion/outbox.py): a request never talks to the broker.
     """
-    try:
-        celery_app.send_task(START_TASK, args=[str(episode_id), int(from_phase)])
-    except Exception:  # kombu/redis raise many types; whatever it is, the sweep will retry
-        logger.warning("could not enqueue episode %s; the outbox sweep will retry", episode_id, exc_info=True)
-        Episode.objects.filter(pk=episode_id).update(enqueue_failed_at=timezone.now())
-        return False
-    return True
+    # ignore_result: otherwise Celery subscribes to the task's result channel on the result backend for
+    # every message (a PUB/SUB subscription per episode, and retries of it while Redis is away).
+    celery_app.send_task(START_TASK, args=[str(episode_id), int(from_phase)], ignore_result=True)
 
 
 def run_inline(episode_id: uuid.UUID | str) -> None:

@@ -16,8 +16,10 @@ from typing import Any, Protocol, TypeVar
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
+from ingestion.claims import CLEARED, holder_fields, holder_is_dead, leases
 from memhq.models import Episode, EpisodePhase, EpisodeStatus
 from memhq.ops import metrics
 from memhq.services.webhooks import event_emit
@@ -55,31 +57,73 @@ class Claim:
 
 def claim_phase(episode_id: str, phase: int) -> tuple[str, datetime | None]:
     """Compare-and-swap the phase's claim. Returns (Claim.*, token): the token — the ``progressed_at`` this
-    claim wrote — identifies the claim, so a worker never stores into, or releases, another worker's claim."""
+    claim wrote — identifies the claim, so a worker never stores into, or releases, another worker's claim.
+
+    A claim held by a dead process of this host, or whose lease ran out, is taken over (ingestion/claims.py).
+    """
     token = timezone.now()
-    stale = token - timedelta(seconds=settings.MEMHQ_STALL_TIMEOUT_S)
-    claimed = (
-        Episode.objects.filter(pk=episode_id, phase_done=phase - 1)
-        .exclude(status=EpisodeStatus.FAILED)
-        .filter(Q(phase_running__isnull=True) | Q(progressed_at__lt=stale))
-        .update(
-            phase_running=phase,
-            progressed_at=token,
-            status=EpisodeStatus.RUNNING,
-            attempts=F("attempts") + 1,
-        )
+    claim = {
+        "phase_running": phase,
+        "progressed_at": token,
+        "status": EpisodeStatus.RUNNING,
+        "attempts": F("attempts") + 1,
+        **holder_fields(),
+    }
+    phase_open = Episode.objects.filter(pk=episode_id, phase_done=phase - 1).exclude(
+        status=EpisodeStatus.FAILED
     )
-    if claimed:
+    stale = token - timedelta(seconds=settings.MEMHQ_STALL_TIMEOUT_S)
+    free = (
+        Q(phase_running__isnull=True)
+        | Q(claim_expires_at__lt=Now())
+        | Q(claim_expires_at__isnull=True, progressed_at__lt=stale)  # a claim written before leases existed
+    )
+    if phase_open.filter(free).update(**claim):
         return Claim.CLAIMED, token
-    row = Episode.objects.filter(pk=episode_id).values("phase_done", "status").first()
+    row = (
+        Episode.objects.filter(pk=episode_id)
+        .values(
+            "phase_done",
+            "status",
+            "phase_running",
+            "progressed_at",
+            "claim_host",
+            "claim_pid",
+            "claim_pid_start",
+        )
+        .first()
+    )
     if row is None or row["status"] == EpisodeStatus.FAILED:
         return Claim.GONE, None
-    return (Claim.DONE if row["phase_done"] >= phase else Claim.BUSY), None
+    if row["phase_done"] >= phase:
+        return Claim.DONE, None
+    if row["phase_running"] == phase and holder_is_dead(
+        row["claim_host"], row["claim_pid"], row["claim_pid_start"]
+    ):
+        # Exactly the dead holder's claim: if anyone else took it over meanwhile, this update finds nothing.
+        taken = phase_open.filter(
+            phase_running=phase,
+            progressed_at=row["progressed_at"],
+            claim_host=row["claim_host"],
+            claim_pid=row["claim_pid"],
+        ).update(**claim)
+        if taken:
+            logger.warning(
+                "episode %s phase %s: took over the claim of dead process %s on %s",
+                episode_id,
+                phase,
+                row["claim_pid"],
+                row["claim_host"],
+            )
+            return Claim.CLAIMED, token
+    return Claim.BUSY, None
 
 
 def release_phase(episode_id: str, phase: int, token: datetime) -> None:
     """Give this worker's claim back (only if it is still ours) so a retry or the sweep can take it."""
-    Episode.objects.filter(pk=episode_id, phase_running=phase, progressed_at=token).update(phase_running=None)
+    Episode.objects.filter(pk=episode_id, phase_running=phase, progressed_at=token).update(
+        phase_running=None, **CLEARED
+    )
 
 
 def run_phase(episode_id: str, phase: EpisodePhase, module: Phase[Any]) -> str:
@@ -91,11 +135,14 @@ def run_phase(episode_id: str, phase: EpisodePhase, module: Phase[Any]) -> str:
     if claim != Claim.CLAIMED or token is None:
         logger.info("episode %s phase %s: %s, nothing to do", episode_id, phase.label, claim)
         return claim
+    leases.hold(episode_id, phase, token)
     try:
         return _run_claimed(episode_id, phase, module, token)
     except BaseException:
         release_phase(episode_id, phase, token)
         raise
+    finally:
+        leases.release(episode_id, phase, token)
 
 
 def _run_claimed(episode_id: str, phase: EpisodePhase, module: Phase[Any], token: datetime) -> str:
@@ -145,6 +192,7 @@ def _record_done(
         "phase_running": None,
         "progressed_at": now,
         "stats": stats,
+        **CLEARED,
     }
     if phase == EpisodePhase.NOTIFY:
         updates.update(status=EpisodeStatus.COMPLETED, completed_at=now)
@@ -160,10 +208,28 @@ def fail_episode(episode_id: str, phase: int, reason: str) -> None:
             return
         episode.status = EpisodeStatus.FAILED
         episode.phase_running = None
+        episode.claim_host, episode.claim_pid, episode.claim_pid_start, episode.claim_expires_at = (
+            "",
+            None,
+            None,
+            None,
+        )
         episode.error_phase = phase
         episode.error = reason[:4000]
         episode.progressed_at = timezone.now()
-        episode.save(update_fields=["status", "phase_running", "error_phase", "error", "progressed_at"])
+        episode.save(
+            update_fields=[
+                "status",
+                "phase_running",
+                "claim_host",
+                "claim_pid",
+                "claim_pid_start",
+                "claim_expires_at",
+                "error_phase",
+                "error",
+                "progressed_at",
+            ]
+        )
         metrics.PHASE_FAILURES.labels(EpisodePhase(phase).label.lower()).inc()
         event_emit(
             project_id=episode.project_id,

@@ -7,8 +7,11 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
+from ingestion.claims import CLEARED
+from ingestion.outbox import PublishFailed, drain
 from memhq.models import Episode, EpisodePhase, EpisodeStatus
 
 logger = logging.getLogger(__name__)
@@ -17,36 +20,54 @@ SWEEP_BATCH = 500
 
 
 def outbox_sweep() -> int:
-    """Re-enqueue episodes left behind: never published (broker was down), or stalled in or between phases.
+    """The relay's safety net. Returns how many episodes it published itself.
 
-    Postgres is the outbox: an episode row that is queued/running and has not progressed within the stall
-    timeout is enqueued again from its next phase. The CAS claim in every task makes a duplicate harmless.
+    1. Episodes left behind are asked for publication again (``publish_from``, which wakes the relay): a
+       claim whose lease ran out (its holder's host died), or no claim and no progress within the stall
+       timeout (the broker lost the message between two phases, or before the first).
+    2. What has been pending publication longer than ``MEMHQ_QUEUED_GRACE_S`` (the relay is down or not
+       deployed) is published here.
+
+    The CAS claim in every task makes a duplicate harmless.
     """
-    from ingestion.pipeline import enqueue_episode
+    requeued = requeue_stalled()
+    grace = timezone.now() - timedelta(seconds=settings.MEMHQ_QUEUED_GRACE_S)
+    try:
+        published = drain(pending_before=grace)
+    except PublishFailed as exc:
+        logger.warning("outbox sweep: broker unavailable (%s)", exc)
+        published = 0
+    if requeued or published:
+        logger.info("outbox sweep: %d stalled episodes re-requested, %d published", requeued, published)
+    return published
 
+
+def requeue_stalled() -> int:
     now = timezone.now()
     stale = now - timedelta(seconds=settings.MEMHQ_STALL_TIMEOUT_S)
-    grace = now - timedelta(seconds=settings.MEMHQ_QUEUED_GRACE_S)
     left_behind = (
-        Episode.objects.filter(status__in=[EpisodeStatus.QUEUED, EpisodeStatus.RUNNING])
+        Episode.objects.filter(
+            status__in=[EpisodeStatus.QUEUED, EpisodeStatus.RUNNING], publish_from__isnull=True
+        )
         .filter(
-            Q(enqueue_failed_at__isnull=False, enqueue_failed_at__lt=grace)
-            | Q(progressed_at__isnull=True, received_at__lt=stale)
-            | Q(progressed_at__lt=stale)
+            Q(phase_running__isnull=False, claim_expires_at__lt=Now())
+            | Q(phase_running__isnull=False, claim_expires_at__isnull=True, progressed_at__lt=stale)
+            | Q(phase_running__isnull=True, progressed_at__isnull=True, received_at__lt=stale)
+            | Q(phase_running__isnull=True, progressed_at__lt=stale)
         )
         .order_by("received_at")
         .values_list("pk", "phase_done", "progressed_at")[:SWEEP_BATCH]
     )
     count = 0
     for episode_id, phase_done, progressed_at in left_behind:
-        # Take the stale claim away and mark the episode as progressed now (so the next sweep leaves it alone
-        # for another stall period) — only if nothing moved since it was read: a worker that claimed or
-        # finished a phase in between keeps its claim and the episode is not enqueued twice.
-        taken = Episode.objects.filter(
+        # Take the stale claim away and ask for publication from the next phase — only if nothing moved
+        # since it was read: a worker that claimed or finished a phase in between keeps its claim.
+        count += Episode.objects.filter(
             pk=episode_id, phase_done=phase_done, progressed_at=progressed_at
-        ).update(phase_running=None, progressed_at=now, enqueue_failed_at=None)
-        if taken and enqueue_episode(episode_id, from_phase=min(phase_done + 1, EpisodePhase.NOTIFY)):
-            count += 1
-    if count:
-        logger.info("outbox sweep re-enqueued %d episodes", count)
+        ).update(
+            phase_running=None,
+            progressed_at=now,
+            publish_from=min(phase_done + 1, EpisodePhase.NOTIFY),
+            **CLEARED,
+        )
     return count

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from celery import Task
 from celery.exceptions import Ignore
@@ -12,6 +13,7 @@ from django.db import InterfaceError, OperationalError
 
 from config.celery import app
 from ingestion import sweeps
+from ingestion.outbox import hand_over
 from ingestion.phases import MODULES
 from ingestion.pipeline import build_chain
 from ingestion.runner import Claim, fail_episode, run_phase
@@ -30,6 +32,16 @@ class PhaseTask(Task):
     acks_late = True
     reject_on_worker_lost = True
     ignore_result = True
+
+    def on_failure(self, exc: Exception, task_id: str, args: Any, kwargs: Any, einfo: Any) -> None:
+        """Failures of the phase's own work end in a retry or in ``fail_episode`` (then ``Ignore``); what
+        reaches here failed around it, e.g. publishing the next hop while the broker is down."""
+        if args:
+            try:
+                if hand_over(str(args[0])):
+                    logger.warning("episode %s: %s; handed to the outbox relay", args[0], exc)
+            except Exception:  # the database is away too: the sweep's stall rule still covers it
+                logger.warning("episode %s: could not hand over to the outbox", args[0], exc_info=True)
 
 
 def execute(task: Task, episode_id: str, phase: EpisodePhase) -> None:

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from memhq.models import Project
 from memhq.services.tenancy import project_create
-from tests.support.worker import celery_process, worker_args, worker_env
+from tests.support.worker import celery_process, relay_process, worker_args, worker_env
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -66,8 +66,13 @@ def broker() -> redis.Redis:
 
 @pytest.fixture
 def celery_worker_process(transactional_db: None, broker: redis.Redis, tmp_path: Path) -> Iterator[Any]:
-    """A real worker process (prefork, one child) consuming from the real broker, on the test database."""
-    with celery_process(worker_args(), worker_env(), tmp_path / "worker.log", ready="ready.") as process:
+    """A real worker process (prefork, one child) consuming from the real broker, on the test database, with
+    the outbox relay that publishes what /add commits."""
+    env = worker_env()
+    with (
+        relay_process(env, tmp_path / "relay.log"),
+        celery_process(worker_args(), env, tmp_path / "worker.log", ready="ready.") as process,
+    ):
         yield process
 
 

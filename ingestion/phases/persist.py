@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
-
-from django.utils.dateparse import parse_datetime
 
 from ingestion.runner import PhaseOutcome
 from memhq.models import Episode, EpisodeMessage
+from memhq.text_rules import parse_timestamp as parse_iso
 
 
 def parse_timestamp(value: str | None) -> datetime | None:
-    """ISO-8601 → aware UTC; naive timestamps are taken as UTC (as /add documents)."""
-    if not value:
-        return None
-    parsed = parse_datetime(value)
-    if parsed is None:
-        return None
-    if parsed.tzinfo is None:
-        return parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    """ISO-8601 → aware UTC; naive timestamps are taken as UTC (as /add documents). The same parser /add
+    validates with (memhq/text_rules.py), so an accepted timestamp always parses here."""
+    return parse_iso(value) if value else None
 
 
 def compute(episode: Episode) -> list[EpisodeMessage]:

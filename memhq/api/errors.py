@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, JsonResponse
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from rest_framework import exceptions, status
+from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -34,6 +39,40 @@ class Conflict(exceptions.APIException):
     default_code = "conflict"
 
 
+class DatabaseUnavailable(exceptions.APIException):
+    """The database refused or did not answer: nothing was committed, so the client should retry."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "The database is unavailable; nothing was stored. Retry shortly."
+    default_code = "unavailable"
+
+
+#: What a database that is down, restarting or unreachable raises (never a bad request: those are 4xx).
+DATABASE_DOWN = (OperationalError, InterfaceError)
+
+
+def unavailable_response() -> JsonResponse:
+    response = JsonResponse(error_body(503, str(DatabaseUnavailable.default_detail)), status=503)
+    response["Retry-After"] = str(settings.MEMHQ_RETRY_AFTER_S)
+    return response
+
+
+class DatabaseUnavailableMiddleware:
+    """503 + Retry-After, in the error shape, for a database outage outside DRF's views (admin, pages)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            return self.get_response(request)
+        except DATABASE_DOWN:
+            return unavailable_response()
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        return unavailable_response() if isinstance(exception, DATABASE_DOWN) else None
+
+
 class PayloadTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_detail = "Request body too large."
@@ -56,10 +95,20 @@ def _flatten(detail: Any) -> Any:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, Http404):
+    if isinstance(exc, exceptions.NotFound) and str(exc.detail) == str(
+        CursorPagination.invalid_cursor_message
+    ):
+        # DRF answers a cursor it cannot decode with 404; it is a bad parameter, not a missing resource.
+        exc = exceptions.ValidationError({"cursor": [str(CursorPagination.invalid_cursor_message)]})
+    elif isinstance(exc, DjangoValidationError):
+        # A value the ORM refused (a decodable cursor whose position is no date): bad input, not a 500.
+        exc = exceptions.ValidationError({"non_field_errors": [str(message) for message in exc.messages]})
+    elif isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
+    elif isinstance(exc, DATABASE_DOWN):
+        exc = DatabaseUnavailable()
     elif isinstance(exc, ErasureInProgress):  # any write for a user whose data is being erased right now
         exc = Conflict("This user's data is being erased; try again when the erasure has finished.")
     response = drf_exception_handler(exc, context)
@@ -75,6 +124,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     else:
         detail = getattr(exc, "detail", str(exc))
         response.data = error_body(response.status_code, str(detail))
+    if isinstance(exc, DatabaseUnavailable):
+        response["Retry-After"] = str(settings.MEMHQ_RETRY_AFTER_S)
     return response
 
 

@@ -1,4 +1,6 @@
-"""``/healthz``: 200 when the database and the broker answer, 503 (same body shape) when one does not.
+"""``/healthz``: 200 when the database and the broker answer and at least one worker is consuming (its
+heartbeat is fresh, ingestion/heartbeat.py); 503 in the error shape, naming what failed, otherwise. A
+pipeline nobody consumes accepts episodes that are never processed: that is unhealthy.
 
 Anyone may call it, so the body names the failed dependency only: the exception (hosts, ports, users) goes to
 the web process's log at WARNING.
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.db import connection
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
@@ -43,6 +46,18 @@ def _broker_ok() -> str | None:
         return UNREACHABLE
 
 
+def _workers_ok() -> str | None:
+    from ingestion.heartbeat import live_workers
+
+    try:
+        if live_workers():
+            return None
+    except Exception:
+        logger.warning("healthz: worker heartbeats unreadable", exc_info=True)
+        return UNREACHABLE
+    return f"No worker has announced itself in the last {settings.MEMHQ_WORKER_HEARTBEAT_TTL_S:g}s."
+
+
 class HealthView(APIView):
     authentication_classes: list[type] = []
     permission_classes = [AllowAny]
@@ -50,7 +65,7 @@ class HealthView(APIView):
 
     @extend_schema(exclude=True)
     def get(self, request: Request) -> Response:
-        checks = {"database": _database_ok(), "broker": _broker_ok()}
+        checks = {"database": _database_ok(), "broker": _broker_ok(), "workers": _workers_ok()}
         failed = {name: [error] for name, error in checks.items() if error is not None}
         if failed:
             return Response(error_body(503, "A dependency is unreachable.", failed), status=503)

@@ -77,7 +77,8 @@ class EpisodeSerializer(serializers.ModelSerializer):
         return EpisodePhase(episode.phase_done).label.lower() if episode.phase_done else None
 
     def get_enqueued(self, episode: Episode) -> bool:
-        return episode.enqueue_failed_at is None
+        """Whether the relay has handed the episode's chain to the broker (ingestion/outbox.py)."""
+        return episode.publish_from is None
 
     def get_timings_ms(self, episode: Episode) -> dict[str, float]:
         timings = episode.stats.get("timings_ms", {}) if isinstance(episode.stats, dict) else {}

@@ -30,7 +30,7 @@ from django.db.models import Max, Min
 from memhq.bench.episode import episode_body
 from memhq.bench.report import write_json
 from memhq.bench.server import gunicorn
-from memhq.bench.workers import celery_worker
+from memhq.bench.workers import celery_worker, outbox_relay
 from memhq.models import Episode, EpisodeStatus, Project
 from memhq.services.tenancy import project_create
 
@@ -163,6 +163,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
     try:
         with (
             gunicorn(target="config.wsgi:application", log=logs / "web.log") as server,
+            outbox_relay(log=logs / "relay.log"),
             celery_worker(concurrency=options["concurrency"], log=logs / "worker.log"),
         ):
             sender = Sender(server.url, issued.plaintext)

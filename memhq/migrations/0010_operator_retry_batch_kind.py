@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memhq", "0007_recall_indexes"),
+        ("memhq", "0009_reliability_outbox_claims_heartbeats"),
     ]
 
     operations = [

@@ -7,6 +7,7 @@ from memhq.models.passages import Passage
 from memhq.models.tenancy import ApiKey, Project
 from memhq.models.threads import Thread, ThreadMessage, ThreadStatus
 from memhq.models.webhooks import DeliveryStatus, WebhookDelivery, WebhookEndpoint, WebhookEvent
+from memhq.models.workers import WorkerHeartbeat
 
 __all__ = [
     "ApiKey",
@@ -36,4 +37,5 @@ __all__ = [
     "WebhookDelivery",
     "WebhookEndpoint",
     "WebhookEvent",
+    "WorkerHeartbeat",
 ]

@@ -62,7 +62,17 @@ class Episode(models.Model):
     attempts = models.PositiveIntegerField(default=0, db_default=0)
     error = models.TextField(blank=True, default="", db_default="")
     error_phase = models.PositiveSmallIntegerField(null=True, blank=True)
-    enqueue_failed_at = models.DateTimeField(null=True, blank=True)
+    # Who holds the running phase's claim (ingestion/claims.py): a redelivered task takes the claim over at
+    # once when the holder's process is gone (same host) or its lease, renewed while the phase runs, ran out.
+    claim_host = models.CharField(max_length=255, blank=True, default="", db_default="")
+    claim_pid = models.PositiveIntegerField(null=True, blank=True)
+    claim_pid_start = models.BigIntegerField(
+        null=True, blank=True
+    )  # the holder's start time (/proc), or null
+    claim_expires_at = models.DateTimeField(null=True, blank=True)
+    # The outbox (ingestion/outbox.py): the phase the episode's chain must be published from, null once the
+    # relay has handed it to the broker. New rows are pending from phase 1; a re-enqueue sets it again.
+    publish_from = models.PositiveSmallIntegerField(null=True, blank=True, default=1, db_default=1)
     stats = models.JSONField(default=dict, blank=True, db_default=Value({}, output_field=models.JSONField()))
     summary = models.TextField(blank=True, default="", db_default="")
     key_learnings = models.JSONField(
@@ -83,6 +93,11 @@ class Episode(models.Model):
         indexes = [
             models.Index(fields=["project", "user_id", "-received_at"], name="episode_user_recent"),
             models.Index(fields=["status", "phase_done"], name="episode_status_phase"),
+            models.Index(
+                fields=["received_at"],
+                name="episode_outbox_pending",
+                condition=models.Q(publish_from__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -23,11 +23,9 @@ import math
 import re
 import uuid
 from datetime import datetime, timedelta
-from functools import partial
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -101,8 +99,6 @@ def transient_error_names() -> list[str]:
 
 def retry_failed_episodes(*, failed_before: datetime, limit: int) -> int:
     """Re-enqueue up to ``limit`` episodes failed (before ``failed_before``) by a transient error."""
-    from ingestion.pipeline import enqueue_episode
-
     pattern = "^(" + "|".join(re.escape(name) for name in transient_error_names()) + "):"
     max_retries = settings.MEMHQ_CONSOLIDATION_MAX_EPISODE_RETRIES
     episodes = list(
@@ -130,11 +126,9 @@ def retry_failed_episodes(*, failed_before: datetime, limit: int) -> int:
             error_phase=None,
             phase_running=None,
             progressed_at=now,
-            enqueue_failed_at=None,
+            publish_from=episode.error_phase or EpisodePhase.PERSIST,  # the outbox relay publishes it
             stats=stats,
         )
-        from_phase = episode.error_phase or EpisodePhase.PERSIST  # never null here (filtered above)
-        transaction.on_commit(partial(enqueue_episode, episode.pk, from_phase))
     return len(episodes)
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from functools import partial
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection
 from django.utils import timezone
 
 from memhq.models import Episode, Project
@@ -33,13 +32,12 @@ def episode_create(
     thread_key: str = "",
     idempotency_key: str | None = None,
 ) -> EpisodeReceipt:
-    """Store the request verbatim in ONE INSERT and enqueue its chain once the row is committed.
+    """Store the request verbatim in ONE INSERT. Nothing here talks to the broker: the row is the outbox
+    entry (``publish_from`` defaults to phase 1); the relay publishes it once committed (ingestion/outbox.py).
 
     A repeated idempotency key with the same body returns the first episode; with another body it raises.
     While the user's data is being erased it raises ``ErasureInProgress`` and writes nothing.
     """
-    from ingestion.pipeline import enqueue_episode
-
     content_hash = hashlib.sha256(raw_body).hexdigest()
     episode = Episode(
         project=project,
@@ -61,7 +59,6 @@ def episode_create(
         if existing.content_hash != content_hash:
             raise IdempotencyConflict(idempotency_key) from None
         return EpisodeReceipt(episode=existing, created=False)
-    transaction.on_commit(partial(enqueue_episode, episode.pk))
     return EpisodeReceipt(episode=episode, created=True)
 
 

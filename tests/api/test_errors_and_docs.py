@@ -1,12 +1,17 @@
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import Any
+
 import pytest
 from django.test import Client
 from django.urls import path
+from django.utils import timezone
 from rest_framework.test import APIClient
 from rest_framework.views import APIView
 
-from memhq.models import Project
+from ingestion.heartbeat import beat
+from memhq.models import Project, WorkerHeartbeat
 
 
 def assert_shape(response: object, status: int, code: str) -> None:
@@ -65,10 +70,24 @@ def test_openapi_schema_and_swagger_ui_are_served_without_a_key(db: None) -> Non
     assert b"swagger" in docs.content.lower()
 
 
-def test_healthz_reports_database_and_broker(db: None) -> None:
+def test_healthz_reports_database_broker_and_workers(db: None) -> None:
+    beat("celery@test", timezone.now())  # a worker announced itself
     response = Client().get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "checks": {"database": "ok", "broker": "ok"}}
+    assert response.json() == {"status": "ok", "checks": {"database": "ok", "broker": "ok", "workers": "ok"}}
+
+
+def test_healthz_is_503_when_no_worker_consumes(db: None, settings: Any) -> None:
+    assert_shape(Client().get("/healthz"), 503, "unavailable")  # nobody ever announced itself
+    WorkerHeartbeat.objects.create(
+        node="celery@gone",
+        pid=1,
+        started_at=timezone.now(),
+        seen_at=timezone.now() - timedelta(seconds=settings.MEMHQ_WORKER_HEARTBEAT_TTL_S + 1),
+    )
+    response = Client().get("/healthz")
+    assert_shape(response, 503, "unavailable")
+    assert set(response.json()["error"]["fields"]) == {"workers"}
 
 
 def test_healthz_is_503_when_the_broker_is_down(db: None) -> None:
@@ -85,3 +104,15 @@ def test_healthz_is_503_when_the_broker_is_down(db: None) -> None:
 
 
 handler500 = "memhq.api.errors.json_500"
+
+
+def test_an_unknown_cursor_is_400_with_the_field(api: APIClient) -> None:
+    for url in ("/v1/memhq/episodes?cursor=not-a-cursor", "/v1/memhq/memories?user_id=u1&cursor=abc"):
+        response = api.get(url)
+        assert_shape(response, 400, "invalid")
+        assert "cursor" in response.json()["error"]["fields"]
+
+
+def test_a_cursor_with_a_malformed_position_is_400_not_500(api: APIClient) -> None:
+    response = api.get("/v1/memhq/episodes?cursor=bz0xJnA9Mg%3D%3D")  # base64 of "o=1&p=2": p is no date
+    assert_shape(response, 400, "invalid")

@@ -124,20 +124,20 @@ def failed(project: Project, error: str, phase: EpisodePhase = EpisodePhase.ANCH
 
 
 def test_episodes_failed_by_transient_errors_are_retried_from_their_phase(
-    project: Project, settings: Any, django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch
+    project: Project, settings: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     settings.MEMHQ_CONSOLIDATION_RETRY_AFTER_S = 0
     settings.MEMHQ_CONSOLIDATION_MAX_EPISODE_RETRIES = 2
     transient = failed(project, "OperationalError: server closed the connection (gave up after 5 retries)")
     subclass = failed(project, "ConnectionResetError: [Errno 104] (gave up after 5 retries)")
     permanent = failed(project, "ValueError: bad data")
-    enqueued: list[tuple[str, int]] = []
-    monkeypatch.setattr(
-        "ingestion.pipeline.enqueue_episode", lambda pk, phase: enqueued.append((str(pk), phase))
-    )
+    Episode.objects.update(publish_from=None)  # all published once
     with django_capture_on_commit_callbacks(execute=True):
         consolidation_sweep()
-    assert sorted(enqueued) == sorted([(str(transient.pk), 2), (str(subclass.pk), 2)])
+    pending = Episode.objects.filter(publish_from__isnull=False).values_list("pk", "publish_from")
+    assert sorted((str(pk), phase) for pk, phase in pending) == sorted(  # asked of the outbox relay
+        [(str(transient.pk), 2), (str(subclass.pk), 2)]
+    )
     episode = Episode.objects.get(pk=transient.pk)
     assert (episode.status, episode.error, episode.error_phase) == ("queued", "", None)
     assert episode.stats["consolidation_retries"] == 1 and episode.stats["retried_error"].startswith(

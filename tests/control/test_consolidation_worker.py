@@ -20,7 +20,7 @@ from memhq.models import ConsolidationCursor, Entity, Episode, EpisodePhase, Jou
 from memhq.services.tenancy import project_create
 from tests.control.helpers import ingest
 from tests.ingestion.helpers import make_episode
-from tests.support.worker import celery_process, stop, worker_args, worker_env
+from tests.support.worker import celery_process, relay_process, stop, worker_args, worker_env
 
 TIMEOUT_S = 120.0
 CHUNK_SIZE = "2"
@@ -123,7 +123,10 @@ def test_a_sweep_killed_after_its_first_chunk_resumes_and_ends_like_an_uninterru
     assert interrupted.pass_started_at is not None and interrupted.passes_completed == 0
     assert interrupted.chunks == 1, "the kill came too late to interrupt anything"
     fast = worker_env(**WORKER_SETTINGS)
-    with celery_process(worker_args(), fast, tmp_path / "w2.log", ready="ready.") as second:
+    with (
+        relay_process(fast, tmp_path / "relay.log"),  # publishes the episodes the sweep re-enqueues
+        celery_process(worker_args(), fast, tmp_path / "w2.log", ready="ready.") as second,
+    ):
         run_to_the_end(project)
         resumed = state(project)
         Project.objects.filter(pk=project.pk).delete()

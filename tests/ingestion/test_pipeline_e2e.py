@@ -105,16 +105,3 @@ def test_a_worker_killed_mid_chain_is_replaced_and_the_episode_completes_once(
     assert len(claims) == len(set(claims)) > 0
     assert Memory.objects.filter(user_id="alice").count() == len(claims)
     assert WebhookEvent.objects.filter(type="episode.completed", payload__episode_id=episode_id).count() == 1
-
-
-def test_an_episode_added_while_the_broker_is_down_completes_after_it_comes_back(
-    api: APIClient, celery_worker_process: Any, broker_down: Any, settings: Any
-) -> None:
-    episode_id = add(api, "I am allergic to peanuts.")
-    assert Episode.objects.get(pk=episode_id).enqueue_failed_at is not None
-    broker_down()  # the broker is back
-    settings.MEMHQ_QUEUED_GRACE_S = 0
-    assert outbox_sweep() == 1
-    episode = wait_for(episode_id)
-    assert episode.enqueue_failed_at is None
-    assert Memory.objects.filter(user_id="alice", predicate="allergic_to").exists()

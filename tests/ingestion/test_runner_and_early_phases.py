@@ -60,10 +60,11 @@ def test_a_fresh_claim_held_by_another_worker_is_respected(project: Project) -> 
     assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.BUSY
 
 
-def test_a_stale_claim_can_be_taken_over(project: Project, settings: object) -> None:
+def test_a_claim_whose_lease_ran_out_can_be_taken_over(project: Project, settings: object) -> None:
     episode = make_episode(project, MESSAGES)
+    settings.MEMHQ_CLAIM_LEASE_S = -1  # type: ignore[attr-defined]
     assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.CLAIMED
-    settings.MEMHQ_STALL_TIMEOUT_S = -1  # type: ignore[attr-defined]
+    settings.MEMHQ_CLAIM_LEASE_S = 30  # type: ignore[attr-defined]
     assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.CLAIMED
     assert Episode.objects.get(pk=episode.pk).attempts == 2
 
@@ -100,8 +101,8 @@ def test_anchor_dates_falls_back_to_the_time_received(project: Project) -> None:
 
 def test_a_worker_never_stores_into_a_claim_taken_over_by_another(project: Project, settings: object) -> None:
     episode = make_episode(project, MESSAGES)
+    settings.MEMHQ_CLAIM_LEASE_S = -1  # type: ignore[attr-defined]
     _, first = claim_phase(str(episode.pk), EpisodePhase.PERSIST)
-    settings.MEMHQ_STALL_TIMEOUT_S = -1  # type: ignore[attr-defined]
     _, second = claim_phase(str(episode.pk), EpisodePhase.PERSIST)  # a second worker takes the stale claim
     assert first is not None and second is not None and first != second
     release_phase(str(episode.pk), EpisodePhase.PERSIST, first)  # the first worker's release is a no-op
@@ -114,7 +115,9 @@ def test_the_sweep_never_takes_a_claim_made_after_it_read_the_episode(
     from ingestion.sweeps import outbox_sweep
 
     episode = make_episode(project, MESSAGES)
-    Episode.objects.filter(pk=episode.pk).update(progressed_at=timezone.now() - timedelta(hours=1))
+    Episode.objects.filter(pk=episode.pk).update(
+        progressed_at=timezone.now() - timedelta(hours=1), publish_from=None
+    )
     settings.MEMHQ_STALL_TIMEOUT_S = 60  # type: ignore[attr-defined]
     original = Episode.objects.filter
 

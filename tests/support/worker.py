@@ -36,9 +36,37 @@ def worker_env(**overrides: str) -> dict[str, str]:
 def celery_process(
     args: list[str], env: dict[str, str], log: Path, ready: str
 ) -> Iterator[subprocess.Popen[bytes]]:
+    with python_process(["-m", "celery", "-A", "config", *args], env, log, ready) as process:
+        yield process
+
+
+@contextmanager
+def slow_worker_process(
+    delays: dict[int, float], env: dict[str, str], log: Path, concurrency: int = 1, as_deployed: bool = False
+) -> Iterator[subprocess.Popen[bytes]]:
+    """A real worker whose phases sleep ``delays[phase]`` seconds first (tests/support/slow_worker.py).
+    ``as_deployed``: with the Procfile's worker flags."""
+    env = {**env, "MEMHQ_TEST_PHASE_DELAY": ",".join(f"{phase}={delay}" for phase, delay in delays.items())}
+    flags = procfile_worker_flags(concurrency) if as_deployed else worker_args(concurrency)
+    args = ["-m", "tests.support.slow_worker", *flags]
+    with python_process(args, env, log, ready="ready.") as process:
+        yield process
+
+
+@contextmanager
+def relay_process(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """The outbox relay (``manage.py memhq_relay``), which publishes what /add committed."""
+    with python_process(["manage.py", "memhq_relay"], env, log, ready="relay: listening") as process:
+        yield process
+
+
+@contextmanager
+def python_process(
+    args: list[str], env: dict[str, str], log: Path, ready: str
+) -> Iterator[subprocess.Popen[bytes]]:
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", *args],
+            [sys.executable, *args],
             cwd=ROOT,
             env=env,
             stdout=out,
@@ -49,7 +77,7 @@ def celery_process(
         deadline = time.monotonic() + READY_TIMEOUT_S
         while ready not in log.read_text(errors="replace"):
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"celery did not start:\n{log.read_text(errors='replace')[-4000:]}")
+                raise RuntimeError(f"{args[:3]} did not start:\n{log.read_text(errors='replace')[-4000:]}")
             time.sleep(0.1)
         yield process
     finally:
@@ -80,3 +108,11 @@ def worker_args(concurrency: int = 1) -> list[str]:
         "--without-mingle",
         "--without-heartbeat",
     ]
+
+
+def procfile_worker_flags(concurrency: int) -> list[str]:
+    """``worker`` and the Procfile's worker flags, with this concurrency."""
+    line = next(line for line in (ROOT / "Procfile").read_text().splitlines() if line.startswith("worker:"))
+    words = line.split()
+    flags = [word for word in words[words.index("worker") + 1 :] if not word.startswith("--concurrency")]
+    return ["worker", *flags, f"--concurrency={concurrency}", "--pool=prefork"]
