@@ -125,7 +125,7 @@ class EpisodeAdmin(ReadOnlyAdmin):
                     "phase_done",
                     "phase_running",
                     "progressed_at",
-                    "enqueue_failed_at",
+                    "publish_from",
                     "stats",
                     "summary",
                     "key_learnings",

@@ -78,7 +78,7 @@ class DatabaseCollector(Collector):
         yield episodes
         backlog = Episode.objects.aggregate(
             queued=Count("pk", filter=Q(status=EpisodeStatus.QUEUED)),
-            unpublished=Count("pk", filter=Q(enqueue_failed_at__isnull=False)),
+            unpublished=Count("pk", filter=Q(publish_from__isnull=False)),
         )
         outbox = GaugeMetricFamily(
             "memhq_outbox_backlog", "Episodes waiting: queued, or not yet published.", labels=["state"]

@@ -3,15 +3,15 @@
 Earlier phases' work stays in place (DESIGN §3), so the chain is re-enqueued from ``error_phase``. The retry
 is journaled as its own batch (kind ``retry``, with its actor) holding one UPDATE of the episode row — its
 status, error, failed phase and the retry count before and after; the episode row is not a table a revert
-restores, so such a batch is not revertible (what the retried episode changes is its own batch). The enqueue
-happens on commit; if the broker is down the outbox sweep picks the queued episode up.
+restores, so such a batch is not revertible (what the retried episode changes is its own batch). The retry
+puts the episode in the outbox (``publish_from``, ingestion/outbox.py): the relay publishes it once the
+transaction commits, and the sweep does if the relay or the broker is down.
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -48,8 +48,6 @@ def episode_retry(*, project: Project, episode_id: uuid.UUID | str, actor: str) 
 
     Raises Http404 for an id that is not the project's, EpisodeNotFailed when it is not failed.
     """
-    from ingestion.pipeline import enqueue_episode
-
     try:
         episode = (
             Episode.objects.select_for_update()
@@ -70,7 +68,7 @@ def episode_retry(*, project: Project, episode_id: uuid.UUID | str, actor: str) 
     episode.error_phase = None
     episode.phase_running = None
     episode.progressed_at = timezone.now()
-    episode.enqueue_failed_at = None
+    episode.publish_from = from_phase
     episode.stats = stats
     episode.save(
         update_fields=[
@@ -79,7 +77,7 @@ def episode_retry(*, project: Project, episode_id: uuid.UUID | str, actor: str) 
             "error_phase",
             "phase_running",
             "progressed_at",
-            "enqueue_failed_at",
+            "publish_from",
             "stats",
         ]
     )
@@ -99,5 +97,4 @@ def episode_retry(*, project: Project, episode_id: uuid.UUID | str, actor: str) 
         before=before,
         after=_journaled(episode),
     )
-    transaction.on_commit(partial(enqueue_episode, episode.pk, from_phase))
     return EpisodeRetry(episode=episode, from_phase=from_phase, batch=journal.batch)
