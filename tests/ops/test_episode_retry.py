@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -52,18 +51,16 @@ def test_timeline_shows_done_phases_and_the_failed_one_with_its_error(failed_epi
 
 
 def test_api_retry_resumes_from_the_failed_phase_and_is_journaled(
-    api: APIClient,
-    failed_episode: Episode,
-    django_capture_on_commit_callbacks: Callable[..., Any],
+    api: APIClient, failed_episode: Episode
 ) -> None:
     persisted_at = failed_episode.stats["started_at"]["persist"]
-    with django_capture_on_commit_callbacks() as callbacks:
-        response = api.post(f"/v1/memhq/episodes/{failed_episode.pk}/retry")
+    response = api.post(f"/v1/memhq/episodes/{failed_episode.pk}/retry")
     assert response.status_code == 202, response.content
     body = response.json()
     assert body["from_phase"] == "extract"
     assert body["episode"]["status"] == "queued" and body["episode"]["error"] == ""
-    assert len(callbacks) == 1  # the enqueue, after commit
+    failed_episode.refresh_from_db()
+    assert failed_episode.publish_from == 3  # in the outbox, from extract: the relay publishes it
     batch = Batch.objects.get(pk=body["batch_id"])
     assert batch.kind == BatchKind.RETRY and batch.actor.startswith("key:")
     entry = JournalEntry.objects.get(batch=batch)
@@ -92,20 +89,16 @@ def test_another_projects_episode_cannot_be_retried(other_api: APIClient, failed
     assert failed_episode.status == EpisodeStatus.FAILED
 
 
-def test_admin_action_retries_the_selected_failed_episodes(
-    failed_episode: Episode, django_capture_on_commit_callbacks: Callable[..., Any]
-) -> None:
+def test_admin_action_retries_the_selected_failed_episodes(failed_episode: Episode) -> None:
     client = Client()
     client.force_login(get_user_model().objects.create_superuser("root", "", "pw"))
-    with django_capture_on_commit_callbacks() as callbacks:
-        response = client.post(
-            "/admin/memhq/episode/",
-            {"action": "retry_episodes", "_selected_action": [str(failed_episode.pk)]},
-            follow=True,
-        )
+    response = client.post(
+        "/admin/memhq/episode/",
+        {"action": "retry_episodes", "_selected_action": [str(failed_episode.pk)]},
+        follow=True,
+    )
     assert response.status_code == 200
     assert any("Retried 1" in str(message) for message in response.context["messages"])
-    assert len(callbacks) == 1
     failed_episode.refresh_from_db()
-    assert failed_episode.status == EpisodeStatus.QUEUED
+    assert failed_episode.status == EpisodeStatus.QUEUED and failed_episode.publish_from == 3
     assert Batch.objects.get(kind=BatchKind.RETRY).actor == "admin:root"
