@@ -13,8 +13,9 @@ $(STAMP): requirements/base.txt requirements/dev.txt
 	touch $(STAMP)
 
 # Embedded PostgreSQL + Redis under ./var (kept between runs) unless DATABASE_URL / REDIS_URL are set.
+# The banner (address, key, password) is printed in the background once the web process answers.
 run: $(STAMP)
-	$(DEVSERVERS) --data var -- sh -c '$(BIN)/python manage.py memhq_bootstrap && exec $(BIN)/honcho start'
+	$(DEVSERVERS) --data var -- sh -c '$(BIN)/python manage.py memhq_bootstrap && { $(BIN)/python manage.py memhq_bootstrap --banner & } && exec $(BIN)/honcho start'
 
 # A throwaway data directory, deleted afterwards.
 test: $(STAMP)

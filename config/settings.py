@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+from config import localservers
 from config.env import (
     env_bool,
     env_choice,
@@ -75,10 +76,15 @@ MEMHQ_RECALL_PREPARED = env_bool("MEMHQ_RECALL_PREPARED", True)
 # retrieval/sizes.py); 0 decides on every recall.
 MEMHQ_RECALL_SIZES_TTL_S = env_float("MEMHQ_RECALL_SIZES_TTL_S", 60.0)
 PREPARE_ONLY_WHEN_ASKED = 2**31 - 1
-_db = parse_database_url(env_str("DATABASE_URL", "postgresql://postgres@localhost:5432/memhq"))
+# DATABASE_URL / REDIS_URL, else the servers of the `make run` running in this checkout (var/servers.json),
+# else an error on first use that says so (never a silent localhost, where another server may answer).
+MEMHQ_SERVERS_FILE = localservers.servers_file(BASE_DIR)
+_database_url = localservers.resolve("DATABASE_URL", MEMHQ_SERVERS_FILE)
+_db = parse_database_url(_database_url.url or "postgresql:///memhq")
 DATABASES = {
     "default": {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "django.db.backends.postgresql" if _database_url.url else "config.unreachable_db",
+        "MEMHQ_PROBLEM": _database_url.problem,
         "NAME": _db.name,
         "USER": _db.user,
         "PASSWORD": _db.password,
@@ -142,11 +148,14 @@ SPECTACULAR_SETTINGS = {
 
 
 # Celery: every task is idempotent, so acks_late + reject_on_worker_lost; results live in tables.
-REDIS_URL = env_str("REDIS_URL", "redis://localhost:6379/0")
+_redis_url = localservers.resolve("REDIS_URL", MEMHQ_SERVERS_FILE)
+# Without one, a Unix socket that cannot exist, named so that the connection error says what is missing.
+_NO_REDIS = "/REDIS_URL-is-not-set-and-no-make-run-is-running"
+REDIS_URL = _redis_url.url or f"unix://{_NO_REDIS}"
 # The rate limiter's counters live in Redis so that every web process shares them.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
-CELERY_BROKER_URL = REDIS_URL
-CELERY_RESULT_BACKEND = REDIS_URL  # only tasks that ask for a result (none of the pipeline's) use it
+CELERY_BROKER_URL = _redis_url.url or f"redis+socket://{_NO_REDIS}"
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL  # only tasks that ask for a result (none of the pipeline's) use it
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = env_float("CELERY_BROKER_CONNECTION_TIMEOUT", 2.0)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
