@@ -7,6 +7,7 @@ from pathlib import Path
 
 from config import localservers
 from config.env import (
+    ConfigError,
     env_bool,
     env_choice,
     env_float,
@@ -159,7 +160,6 @@ CELERY_RESULT_BACKEND = CELERY_BROKER_URL  # only tasks that ask for a result (n
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = env_float("CELERY_BROKER_CONNECTION_TIMEOUT", 2.0)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600),
     "socket_connect_timeout": 2,
     "socket_timeout": 5,
     "max_retries": 0,
@@ -208,11 +208,27 @@ OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "") or None
 OPENAI_API_KEY = env_str("OPENAI_API_KEY", "")
 OPENAI_MODEL = env_str("OPENAI_MODEL", "gpt-4o-mini")
 OPENAI_EMBEDDING_MODEL = env_str("OPENAI_EMBEDDING_MODEL", "text-embedding-3-small")
-OPENAI_TIMEOUT_S = env_float("OPENAI_TIMEOUT_S", 60.0)
+# One model call may take this long. 600 s (the openai SDK's own default) fits a small model on a CPU-only
+# server: reading a ~2.5k-token extraction prompt alone took over 60 s on a 2-core box (issue 16), and a
+# server that serves one request at a time makes the next call wait for the current one too.
+OPENAI_TIMEOUT_S = env_float("OPENAI_TIMEOUT_S", 600.0)
+# Worked examples in the extraction prompt (0-2; each ~700 tokens). 1 (or 0) shortens a CPU server's first
+# call; the prefix is identical on every call, so servers that cache it (llama.cpp, vLLM) read it once.
+MEMHQ_EXTRACT_EXAMPLES = env_int("MEMHQ_EXTRACT_EXAMPLES", 2)
+if not 0 <= MEMHQ_EXTRACT_EXAMPLES <= 2:
+    raise ConfigError(f"MEMHQ_EXTRACT_EXAMPLES must be 0, 1 or 2, got {MEMHQ_EXTRACT_EXAMPLES}")
 MEMHQ_TASK_MAX_RETRIES = env_int("MEMHQ_TASK_MAX_RETRIES", 5)
 MEMHQ_TASK_RETRY_BACKOFF_MAX_S = env_int("MEMHQ_TASK_RETRY_BACKOFF_MAX_S", 300)
 # An episode queued or stuck in a phase longer than this is re-enqueued from its next phase.
 MEMHQ_STALL_TIMEOUT_S = env_int("MEMHQ_STALL_TIMEOUT_S", 300)
+# ... except a phase that is waiting for a model (extract in LLM mode; resolve_entities and index with
+# OpenAI embeddings): its claim stays its own for a whole call plus the stall timeout, so neither the sweep
+# nor a redelivery starts a second call while the first is still running (ingestion/runner.py).
+MEMHQ_LLM_STALL_TIMEOUT_S = env_float("MEMHQ_LLM_STALL_TIMEOUT_S", OPENAI_TIMEOUT_S + MEMHQ_STALL_TIMEOUT_S)
+# The broker hands an unacknowledged task (acks_late) to another worker after this: longer than any phase.
+CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = env_int(
+    "CELERY_VISIBILITY_TIMEOUT_S", max(3600, int(2 * MEMHQ_LLM_STALL_TIMEOUT_S))
+)
 MEMHQ_QUEUED_GRACE_S = env_int("MEMHQ_QUEUED_GRACE_S", 30)
 
 # Retrieval (DESIGN §5).
@@ -263,7 +279,11 @@ MEMHQ_THREAD_KEEP_RECENT_MESSAGES = env_int("MEMHQ_THREAD_KEEP_RECENT_MESSAGES",
 MEMHQ_THREAD_KEEP_RECENT_TOKENS = env_int("MEMHQ_THREAD_KEEP_RECENT_TOKENS", 2000)
 MEMHQ_THREAD_SUMMARY_MAX_TOKENS = env_int("MEMHQ_THREAD_SUMMARY_MAX_TOKENS", 400)
 # A compaction requested this long ago and not done (broker down, lost task) is enqueued again.
-MEMHQ_THREAD_COMPACTION_RETRY_S = env_float("MEMHQ_THREAD_COMPACTION_RETRY_S", 300.0)
+# (in LLM mode, at least one model call longer, so a summary still being written is not asked for twice).
+MEMHQ_THREAD_COMPACTION_RETRY_S = env_float(
+    "MEMHQ_THREAD_COMPACTION_RETRY_S",
+    max(300.0, OPENAI_TIMEOUT_S + 60.0) if MEMHQ_EXTRACTOR == "openai" else 300.0,
+)
 # prepare-and-recall runs prepare on a helper thread (own connection) beside recall; 0: one after the other.
 MEMHQ_PREPARE_AND_RECALL_CONCURRENT = env_bool("MEMHQ_PREPARE_AND_RECALL_CONCURRENT", True)
 

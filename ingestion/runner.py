@@ -45,6 +45,22 @@ class Phase(Protocol[T]):
     def store(self, episode: Episode, data: T) -> PhaseOutcome | None: ...
 
 
+def waits_for_a_model(phase: int) -> bool:
+    """Whether ``phase`` makes a model call that may legitimately take up to OPENAI_TIMEOUT_S."""
+    if phase == EpisodePhase.EXTRACT:
+        return bool(settings.MEMHQ_EXTRACTOR == "openai")
+    if phase in (EpisodePhase.RESOLVE_ENTITIES, EpisodePhase.INDEX):
+        return bool(settings.MEMHQ_EMBEDDINGS == "openai")
+    return False
+
+
+def stall_timeout_s(phase: int) -> float:
+    """How long a claim on ``phase`` may go without progress before another worker may take it over."""
+    if waits_for_a_model(phase):
+        return max(float(settings.MEMHQ_STALL_TIMEOUT_S), float(settings.MEMHQ_LLM_STALL_TIMEOUT_S))
+    return float(settings.MEMHQ_STALL_TIMEOUT_S)
+
+
 class Claim:
     CLAIMED = "claimed"
     DONE = "done"  # already done: nothing to do
@@ -56,7 +72,7 @@ def claim_phase(episode_id: str, phase: int) -> tuple[str, datetime | None]:
     """Compare-and-swap the phase's claim. Returns (Claim.*, token): the token — the ``progressed_at`` this
     claim wrote — identifies the claim, so a worker never stores into, or releases, another worker's claim."""
     token = timezone.now()
-    stale = token - timedelta(seconds=settings.MEMHQ_STALL_TIMEOUT_S)
+    stale = token - timedelta(seconds=stall_timeout_s(phase))
     claimed = (
         Episode.objects.filter(pk=episode_id, phase_done=phase - 1)
         .exclude(status=EpisodeStatus.FAILED)

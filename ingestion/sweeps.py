@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
+from ingestion.runner import stall_timeout_s, waits_for_a_model
 from memhq.models import Episode, EpisodePhase, EpisodeStatus
 
 logger = logging.getLogger(__name__)
@@ -27,12 +28,20 @@ def outbox_sweep() -> int:
     now = timezone.now()
     stale = now - timedelta(seconds=settings.MEMHQ_STALL_TIMEOUT_S)
     grace = now - timedelta(seconds=settings.MEMHQ_QUEUED_GRACE_S)
+    # A claim on a phase that waits for a model is stale only after a whole call (runner.stall_timeout_s).
+    model_phases = [phase for phase in EpisodePhase if waits_for_a_model(phase)]
+    stalled = Q(progressed_at__lt=stale)
+    if model_phases:
+        stalled &= ~Q(phase_running__in=model_phases)
+    for phase in model_phases:
+        phase_stale = now - timedelta(seconds=stall_timeout_s(phase))
+        stalled |= Q(phase_running=phase, progressed_at__lt=phase_stale)
     left_behind = (
         Episode.objects.filter(status__in=[EpisodeStatus.QUEUED, EpisodeStatus.RUNNING])
         .filter(
             Q(enqueue_failed_at__isnull=False, enqueue_failed_at__lt=grace)
             | Q(progressed_at__isnull=True, received_at__lt=stale)
-            | Q(progressed_at__lt=stale)
+            | stalled
         )
         .order_by("received_at")
         .values_list("pk", "phase_done", "progressed_at")[:SWEEP_BATCH]

@@ -63,8 +63,9 @@ ChoiceT = TypeVar("ChoiceT", bound=str)
 class OpenAIExtractor:
     name = "openai"
 
-    def __init__(self, config: LLMConfig) -> None:
+    def __init__(self, config: LLMConfig, examples: int | None = None) -> None:
         self.config = config
+        self.examples = examples  # worked examples in the prompt; None: all of them
 
     def extract(self, episode: EpisodeIn) -> ExtractionResult:
         if not episode.messages:
@@ -72,7 +73,7 @@ class OpenAIExtractor:
         result = structured_call(
             make_client(self.config),
             model=self.config.model,
-            messages=build_messages(episode),
+            messages=build_messages(episode, self.examples),
             response_model=ExtractionAnswer,
             schema_name=SCHEMA_NAME,
         )

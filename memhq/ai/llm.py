@@ -99,10 +99,15 @@ def make_client(config: LLMConfig) -> openai.OpenAI:
         raise PermanentAIError(f"cannot configure the OpenAI client: {exc}") from exc
 
 
-def translate_error(exc: Exception, *, operation: str) -> TransientAIError | PermanentAIError:
+def translate_error(
+    exc: Exception, *, operation: str, timeout_s: float | None = None
+) -> TransientAIError | PermanentAIError:
     """Sort an SDK (or response-decoding) error into retryable or not, with a message saying which."""
     if isinstance(exc, openai.APITimeoutError):
-        return TransientAIError(f"{operation}: timed out")
+        after = f" after {timeout_s:g} s" if timeout_s is not None else ""
+        return TransientAIError(
+            f"{operation}: timed out{after} (OPENAI_TIMEOUT_S; raise it for a slow model server)"
+        )
     if isinstance(exc, openai.APIConnectionError):
         return TransientAIError(f"{operation}: connection error: {exc}")
     if isinstance(exc, openai.RateLimitError):
@@ -120,12 +125,17 @@ def translate_error(exc: Exception, *, operation: str) -> TransientAIError | Per
 
 
 @contextmanager
-def ai_errors(operation: str) -> Iterator[None]:
+def ai_errors(operation: str, *, timeout_s: float | None = None) -> Iterator[None]:
     """Re-raise SDK errors inside the block as ``TransientAIError`` / ``PermanentAIError``."""
     try:
         yield
     except (openai.OpenAIError, json.JSONDecodeError) as exc:
-        raise translate_error(exc, operation=operation) from exc
+        raise translate_error(exc, operation=operation, timeout_s=timeout_s) from exc
+
+
+def client_timeout_s(client: openai.OpenAI) -> float | None:
+    """The client's overall timeout in seconds, when it is a plain number (it is: ``make_client``)."""
+    return float(client.timeout) if isinstance(client.timeout, int | float) else None
 
 
 def strict_json_schema(response_model: type[pydantic.BaseModel]) -> dict[str, Any]:
@@ -147,7 +157,7 @@ def structured_call(
         "type": "json_schema",
         "json_schema": {"name": schema_name, "schema": strict_json_schema(response_model), "strict": True},
     }
-    with ai_errors(operation):
+    with ai_errors(operation, timeout_s=client_timeout_s(client)):
         completion = client.chat.completions.create(
             model=model,
             messages=cast(Any, [dict(message) for message in messages]),

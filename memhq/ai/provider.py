@@ -39,7 +39,7 @@ def get_extractor() -> Extractor:
     if settings.MEMHQ_EXTRACTOR == "openai":
         from ingestion.extractors.openai_extractor import OpenAIExtractor
 
-        return OpenAIExtractor(llm_config())
+        return OpenAIExtractor(llm_config(), examples=settings.MEMHQ_EXTRACT_EXAMPLES)
     from ingestion.extractors.rules import RulesExtractor
 
     return RulesExtractor()
