@@ -209,8 +209,8 @@ OPENAI_API_KEY = env_str("OPENAI_API_KEY", "")
 OPENAI_MODEL = env_str("OPENAI_MODEL", "gpt-4o-mini")
 OPENAI_EMBEDDING_MODEL = env_str("OPENAI_EMBEDDING_MODEL", "text-embedding-3-small")
 # One model call may take this long. 600 s (the openai SDK's own default) fits a small model on a CPU-only
-# server: reading a ~2.5k-token extraction prompt alone took over 60 s on a 2-core box (issue 16), and a
-# server that serves one request at a time makes the next call wait for the current one too.
+# server: reading a ~2.5k-token extraction prompt alone took over 60 s on a small CPU-only box (issue 16),
+# and a server that serves one request at a time makes the next call wait for the current one too.
 OPENAI_TIMEOUT_S = env_float("OPENAI_TIMEOUT_S", 600.0)
 # Worked examples in the extraction prompt (0-2; each ~700 tokens). 1 (or 0) shortens a CPU server's first
 # call; the prefix is identical on every call, so servers that cache it (llama.cpp, vLLM) read it once.
