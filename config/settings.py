@@ -1,4 +1,4 @@
-"""MemHQ settings: everything a deployment changes is an environment variable (see README)."""
+"""MemHQ settings: everything a deployment changes is an environment variable (see docs/configuration.md)."""
 
 from __future__ import annotations
 
@@ -200,7 +200,7 @@ CELERY_BEAT_SCHEDULE = {
 MEMHQ_EXTRACTOR = env_choice("MEMHQ_EXTRACTOR", "rules", ("rules", "openai"))
 MEMHQ_EMBEDDINGS = env_choice("MEMHQ_EMBEDDINGS", "local", ("local", "openai"))
 MEMHQ_EMBEDDING_DIM = 384
-# onnxruntime threads per local embedding call (see memhq/ai/embeddings.py and the README).
+# onnxruntime threads per local embedding call (see memhq/ai/embeddings.py and docs/configuration.md).
 MEMHQ_EMBED_THREADS = env_int("MEMHQ_EMBED_THREADS", 1)
 # Recall's query through int8 kernels (memhq.ai.int8_kernels): 2-3x faster, cosine >= 0.99 to fp32.
 MEMHQ_EMBED_INT8_QUERIES = env_bool("MEMHQ_EMBED_INT8_QUERIES", True)
@@ -301,7 +301,7 @@ MEMHQ_WEBHOOKS_REQUEUE_AFTER_S = env_float("MEMHQ_WEBHOOKS_REQUEUE_AFTER_S", 60.
 MEMHQ_WEBHOOKS_SECRET_ROTATION_GRACE_S = env_float("MEMHQ_WEBHOOKS_SECRET_ROTATION_GRACE_S", 86400.0)
 MEMHQ_WEBHOOKS_MAX_ENDPOINTS = env_int("MEMHQ_WEBHOOKS_MAX_ENDPOINTS", 20)
 
-# Memory control (README "Memory control"). The graph view returns at most this many nodes and edges; a
+# Memory control (docs/memory-control.md). The graph view returns at most this many nodes and edges; a
 # memory's history at most this many events (oldest first).
 MEMHQ_GRAPH_MAX_NODES = env_int("MEMHQ_GRAPH_MAX_NODES", 500)
 MEMHQ_GRAPH_MAX_EDGES = env_int("MEMHQ_GRAPH_MAX_EDGES", 1000)
