@@ -112,7 +112,8 @@ def test_every_shell_example_in_the_docs_runs_against_a_live_server(
             block = failed_block(runnable, result.stdout)
             pytest.fail(
                 f"shell example at {block.where} failed (exit {result.returncode}):\n{block.code}\n"
-                f"--- stdout (tail) ---\n{result.stdout[-3000:]}\n--- stderr (tail) ---\n{result.stderr[-3000:]}"
+                f"--- stdout (tail) ---\n{result.stdout[-3000:]}\n"
+                f"--- stderr (tail) ---\n{result.stderr[-3000:]}"
             )
         ran += len(runnable)
         files += 1
