@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from memhq.models import Episode, Project
 from memhq_client import (
     AuthenticationError,
     ConflictError,
@@ -14,6 +12,8 @@ from memhq_client import (
     NotFoundError,
     ValidationError,
 )
+
+from memhq.models import Episode, Project
 
 
 @pytest.fixture
