@@ -49,7 +49,9 @@ def test_the_agent_turn_example_reads_memory_calls_the_model_and_writes_both_tur
     ]
 
 
-def test_the_sdk_builds_as_its_own_distribution_that_needs_only_httpx(tmp_path: Any) -> None:
+def test_the_sdk_builds_as_its_own_distribution_that_needs_only_httpx_and_mcp_as_an_extra(
+    tmp_path: Any,
+) -> None:
     import shutil
 
     source = tmp_path / "src"
@@ -70,4 +72,4 @@ def test_the_sdk_builds_as_its_own_distribution_that_needs_only_httpx(tmp_path: 
         line for line in zipfile.ZipFile(wheel).read(metadata).decode().splitlines()
         if line.startswith("Requires-Dist")
     ]  # fmt: skip
-    assert requires == ["Requires-Dist: httpx<1,>=0.27"]
+    assert requires == ["Requires-Dist: httpx<1,>=0.27", 'Requires-Dist: mcp<2,>=1.20; extra == "mcp"']
