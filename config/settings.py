@@ -231,6 +231,17 @@ CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = env_int(
 )
 MEMHQ_QUEUED_GRACE_S = env_int("MEMHQ_QUEUED_GRACE_S", 30)
 
+# In LLM mode the tasks that wait for a model (extract, thread compaction) go to their own queue, consumed
+# by their own worker (Procfile `worker_llm`, compose profile `llm`; LLM_WORKER_CONCURRENCY, default 1), so
+# a slow model call never holds up other episodes' cheap phases. Empty: one queue for everything.
+MEMHQ_LLM_QUEUE = env_str("MEMHQ_LLM_QUEUE", "llm")
+LLM_TASKS = ("ingestion.extract", "threads.compact")
+CELERY_TASK_ROUTES = (
+    {name: {"queue": MEMHQ_LLM_QUEUE} for name in LLM_TASKS}
+    if MEMHQ_EXTRACTOR == "openai" and MEMHQ_LLM_QUEUE
+    else {}
+)
+
 # Retrieval (DESIGN §5).
 # Fusion (retrieval/fusion.py): each signal's vote for a hit is MEMHQ_FUSION_SCORE_SHARE × its min-max
 # normalised score + the rest × its Reciprocal Rank Fusion term (k = MEMHQ_RRF_K, scaled so rank 1 = 1).

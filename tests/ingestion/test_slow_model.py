@@ -26,6 +26,7 @@ OLD_DEFAULT_TIMEOUT_S = 60.0  # OPENAI_TIMEOUT_S before issue 16
 SLOW_CALL_S = OLD_DEFAULT_TIMEOUT_S + 5
 STALL_TIMEOUT_S = 2  # small, so a sweep would take the claim over many times during the slow call
 COMPLETION_TIMEOUT_S = SLOW_CALL_S + 60
+QUEUE_SLOW_CALL_S = 15.0  # long enough for the second episode's first phases to run meanwhile
 
 
 def test_a_model_call_slower_than_the_old_timeout_completes_the_episode_in_one_call(
@@ -44,6 +45,7 @@ def test_a_model_call_slower_than_the_old_timeout_completes_the_episode_in_one_c
         "OPENAI_API_KEY": "test-key",
         "OPENAI_MODEL": "fake-model",
         "MEMHQ_STALL_TIMEOUT_S": str(STALL_TIMEOUT_S),
+        "MEMHQ_LLM_QUEUE": "",  # one queue, so a duplicate extract could run beside the slow one
     }
     env = worker_env(**llm)
     env.pop("OPENAI_TIMEOUT_S", None)  # the default
@@ -70,6 +72,48 @@ def test_a_model_call_slower_than_the_old_timeout_completes_the_episode_in_one_c
     assert len(fake_openai.requests) == 1
     assert episode.stats["llm_calls"] == 1
     assert Memory.objects.get(project=episode.project).text == "User lives in Porto."
+
+
+def test_a_slow_model_call_does_not_hold_up_another_episodes_cheap_phases(
+    api: APIClient,
+    transactional_db: None,
+    broker: Any,
+    fake_openai: FakeOpenAIServer,
+    settings: Any,
+    tmp_path: Path,
+) -> None:
+    fake_openai.delay(QUEUE_SLOW_CALL_S, GOOD.model_dump_json())
+    fake_openai.answer(GOOD)
+    env = worker_env(
+        MEMHQ_EXTRACTOR="openai", OPENAI_BASE_URL=fake_openai.base_url, OPENAI_MODEL="fake-model"
+    )
+    settings.MEMHQ_EXTRACTOR = "openai"
+    llm_worker = [*worker_args(concurrency=1), "-Q", "llm", "-n", "llm@%h"]
+    with (
+        celery_process(worker_args(concurrency=1), env, tmp_path / "worker.log", ready="ready."),
+        celery_process(llm_worker, env, tmp_path / "worker-llm.log", ready="ready."),
+    ):
+        first = add(api, "I live in Porto.")
+        wait_until(lambda: Episode.objects.get(pk=first).phase_running == EpisodePhase.EXTRACT)
+        second = add(api, "I live in Porto too.")
+        # The cheap phases of the second episode run while the first one's model call is still going.
+        wait_until(lambda: Episode.objects.get(pk=second).phase_done >= EpisodePhase.ANCHOR_DATES)
+        assert Episode.objects.get(pk=first).phase_running == EpisodePhase.EXTRACT
+        for episode_id in (first, second):
+            wait_until(lambda e=episode_id: Episode.objects.get(pk=e).status == "completed")
+    assert len(fake_openai.requests) == 2
+
+
+def add(api: APIClient, content: str) -> str:
+    payload = {"user_id": "u1", "messages": [{"role": "user", "content": content}]}
+    return str(api.post("/v1/memhq/add", payload, format="json").json()["episode_id"])
+
+
+def wait_until(condition: Any, timeout_s: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
 
 
 @pytest.mark.parametrize(
