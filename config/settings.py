@@ -212,6 +212,11 @@ OPENAI_EMBEDDING_MODEL = env_str("OPENAI_EMBEDDING_MODEL", "text-embedding-3-sma
 # server: reading a ~2.5k-token extraction prompt alone took over 60 s on a small CPU-only box (issue 16),
 # and a server that serves one request at a time makes the next call wait for the current one too.
 OPENAI_TIMEOUT_S = env_float("OPENAI_TIMEOUT_S", 600.0)
+# Chat answers are read as they are generated: OPENAI_TIMEOUT_S then bounds the wait for the first token and
+# between tokens (a CPU server writing a long answer at ~1 token/s is not cut off), OPENAI_MAX_CALL_S the
+# whole call. Off: one response, OPENAI_TIMEOUT_S for all of it.
+OPENAI_STREAM = env_bool("OPENAI_STREAM", True)
+OPENAI_MAX_CALL_S = env_float("OPENAI_MAX_CALL_S", 1800.0)
 # Worked examples in the extraction prompt (0-2; each ~700 tokens). 1 (or 0) shortens a CPU server's first
 # call; the prefix is identical on every call, so servers that cache it (llama.cpp, vLLM) read it once.
 MEMHQ_EXTRACT_EXAMPLES = env_int("MEMHQ_EXTRACT_EXAMPLES", 2)
@@ -224,7 +229,8 @@ MEMHQ_STALL_TIMEOUT_S = env_int("MEMHQ_STALL_TIMEOUT_S", 300)
 # ... except a phase that is waiting for a model (extract in LLM mode; resolve_entities and index with
 # OpenAI embeddings): its claim stays its own for a whole call plus the stall timeout, so neither the sweep
 # nor a redelivery starts a second call while the first is still running (ingestion/runner.py).
-MEMHQ_LLM_STALL_TIMEOUT_S = env_float("MEMHQ_LLM_STALL_TIMEOUT_S", OPENAI_TIMEOUT_S + MEMHQ_STALL_TIMEOUT_S)
+_LONGEST_CALL_S = max(OPENAI_TIMEOUT_S, OPENAI_MAX_CALL_S) if OPENAI_STREAM else OPENAI_TIMEOUT_S
+MEMHQ_LLM_STALL_TIMEOUT_S = env_float("MEMHQ_LLM_STALL_TIMEOUT_S", _LONGEST_CALL_S + MEMHQ_STALL_TIMEOUT_S)
 # The broker hands an unacknowledged task (acks_late) to another worker after this: longer than any phase.
 CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = env_int(
     "CELERY_VISIBILITY_TIMEOUT_S", max(3600, int(2 * MEMHQ_LLM_STALL_TIMEOUT_S))
@@ -293,7 +299,7 @@ MEMHQ_THREAD_SUMMARY_MAX_TOKENS = env_int("MEMHQ_THREAD_SUMMARY_MAX_TOKENS", 400
 # (in LLM mode, at least one model call longer, so a summary still being written is not asked for twice).
 MEMHQ_THREAD_COMPACTION_RETRY_S = env_float(
     "MEMHQ_THREAD_COMPACTION_RETRY_S",
-    max(300.0, OPENAI_TIMEOUT_S + 60.0) if MEMHQ_EXTRACTOR == "openai" else 300.0,
+    max(300.0, _LONGEST_CALL_S + 60.0) if MEMHQ_EXTRACTOR == "openai" else 300.0,
 )
 # prepare-and-recall runs prepare on a helper thread (own connection) beside recall; 0: one after the other.
 MEMHQ_PREPARE_AND_RECALL_CONCURRENT = env_bool("MEMHQ_PREPARE_AND_RECALL_CONCURRENT", True)

@@ -76,6 +76,8 @@ class OpenAIExtractor:
             messages=build_messages(episode, self.examples),
             response_model=ExtractionAnswer,
             schema_name=SCHEMA_NAME,
+            stream=self.config.stream,
+            max_call_s=self.config.max_call_s,
         )
         answer = result.parsed
         learnings = [text.strip() for text in answer.key_learnings if text.strip()]

@@ -20,6 +20,8 @@ def llm_config() -> LLMConfig:
         api_key=settings.OPENAI_API_KEY or "not-needed",
         model=settings.OPENAI_MODEL,
         timeout_s=settings.OPENAI_TIMEOUT_S,
+        stream=settings.OPENAI_STREAM,
+        max_call_s=settings.OPENAI_MAX_CALL_S,
     )
 
 
