@@ -50,7 +50,7 @@ def call(
 def test_a_streamed_answer_is_assembled_with_its_usage(fake_openai: FakeOpenAIServer) -> None:
     fake_openai.stream_slowly(json.dumps(ANSWER), pieces=5, gap_s=0.0)
     result = call(fake_openai, stream=True)
-    assert result.parsed == Household(**ANSWER)
+    assert result.parsed == Household.model_validate(ANSWER)
     assert (result.prompt_tokens, result.completion_tokens) == (120, 45)
     body = fake_openai.requests[0].body
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
