@@ -14,9 +14,10 @@ $(STAMP): requirements/base.txt requirements/dev.txt
 
 # Embedded PostgreSQL + Redis under ./var (kept between runs) unless DATABASE_URL / REDIS_URL are set.
 # Every process writes its metrics under var/prometheus (emptied by memhq_bootstrap); /metrics adds them up.
-# config.supervisor runs the Procfile and restarts a process that exits (honcho stopped them all).
+# config.supervisor runs the Procfile and restarts a process that exits (honcho stopped them all). The banner
+# (address, key, password) is printed in the background once the web process answers.
 run: $(STAMP)
-	PROMETHEUS_MULTIPROC_DIR=$(CURDIR)/var/prometheus $(DEVSERVERS) --data var -- sh -c '$(BIN)/python manage.py memhq_bootstrap && exec $(BIN)/python -m config.supervisor Procfile'
+	PROMETHEUS_MULTIPROC_DIR=$(CURDIR)/var/prometheus $(DEVSERVERS) --data var -- sh -c '$(BIN)/python manage.py memhq_bootstrap && { $(BIN)/python manage.py memhq_bootstrap --banner & } && exec $(BIN)/python -m config.supervisor Procfile'
 
 # A throwaway data directory, deleted afterwards. The browser tests need Debian's chromium + chromium-driver:
 # .ci/ensure-browser installs them when missing (the tests are skipped, loudly, when it cannot).

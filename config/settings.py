@@ -1,11 +1,13 @@
-"""MemHQ settings: everything a deployment changes is an environment variable (see README)."""
+"""MemHQ settings: everything a deployment changes is an environment variable (see docs/configuration.md)."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
 
+from config import localservers
 from config.env import (
+    ConfigError,
     env_bool,
     env_choice,
     env_float,
@@ -80,10 +82,15 @@ MEMHQ_RECALL_PREPARED = env_bool("MEMHQ_RECALL_PREPARED", True)
 # retrieval/sizes.py); 0 decides on every recall.
 MEMHQ_RECALL_SIZES_TTL_S = env_float("MEMHQ_RECALL_SIZES_TTL_S", 60.0)
 PREPARE_ONLY_WHEN_ASKED = 2**31 - 1
-_db = parse_database_url(env_str("DATABASE_URL", "postgresql://postgres@localhost:5432/memhq"))
+# DATABASE_URL / REDIS_URL, else the servers of the `make run` running in this checkout (var/servers.json),
+# else an error on first use that says so (never a silent localhost, where another server may answer).
+MEMHQ_SERVERS_FILE = localservers.servers_file(BASE_DIR)
+_database_url = localservers.resolve("DATABASE_URL", MEMHQ_SERVERS_FILE)
+_db = parse_database_url(_database_url.url or "postgresql:///memhq")
 DATABASES = {
     "default": {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "django.db.backends.postgresql" if _database_url.url else "config.unreachable_db",
+        "MEMHQ_PROBLEM": _database_url.problem,
         "NAME": _db.name,
         "USER": _db.user,
         "PASSWORD": _db.password,
@@ -158,19 +165,21 @@ SPECTACULAR_SETTINGS = {
 
 
 # Celery: every task is idempotent, so acks_late + reject_on_worker_lost; results live in tables.
-REDIS_URL = env_str("REDIS_URL", "redis://localhost:6379/0")
+_redis_url = localservers.resolve("REDIS_URL", MEMHQ_SERVERS_FILE)
+# Without one, a Unix socket that cannot exist, named so that the connection error says what is missing.
+_NO_REDIS = "/REDIS_URL-is-not-set-and-no-make-run-is-running"
+REDIS_URL = _redis_url.url or f"unix://{_NO_REDIS}"
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
 # The rate limiter's windows live in Redis so every web process shares them (memhq/api/throttling.py); it
 # fails open when Redis does not answer within the timeout, and does not ask again for the backoff.
 MEMHQ_RATE_LIMIT_REDIS_URL = env_str("MEMHQ_RATE_LIMIT_REDIS_URL", "") or REDIS_URL
 MEMHQ_RATE_LIMIT_TIMEOUT_S = env_float("MEMHQ_RATE_LIMIT_TIMEOUT_S", 0.1)
 MEMHQ_RATE_LIMIT_BACKOFF_S = env_float("MEMHQ_RATE_LIMIT_BACKOFF_S", 1.0)
-CELERY_BROKER_URL = REDIS_URL
-CELERY_RESULT_BACKEND = REDIS_URL  # only tasks that ask for a result (none of the pipeline's) use it
+CELERY_BROKER_URL = _redis_url.url or f"redis+socket://{_NO_REDIS}"
+CELERY_RESULT_BACKEND = CELERY_BROKER_URL  # only tasks that ask for a result (none of the pipeline's) use it
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = env_float("CELERY_BROKER_CONNECTION_TIMEOUT", 2.0)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600),
     "socket_connect_timeout": 2,
     "socket_timeout": 5,
     "max_retries": 0,
@@ -211,7 +220,7 @@ CELERY_BEAT_SCHEDULE = {
 MEMHQ_EXTRACTOR = env_choice("MEMHQ_EXTRACTOR", "rules", ("rules", "openai"))
 MEMHQ_EMBEDDINGS = env_choice("MEMHQ_EMBEDDINGS", "local", ("local", "openai"))
 MEMHQ_EMBEDDING_DIM = 384
-# onnxruntime threads per local embedding call (see memhq/ai/embeddings.py and the README).
+# onnxruntime threads per local embedding call (see memhq/ai/embeddings.py and docs/configuration.md).
 MEMHQ_EMBED_THREADS = env_int("MEMHQ_EMBED_THREADS", 1)
 # Recall's query through int8 kernels (memhq.ai.int8_kernels): 2-3x faster, cosine >= 0.99 to fp32.
 MEMHQ_EMBED_INT8_QUERIES = env_bool("MEMHQ_EMBED_INT8_QUERIES", True)
@@ -219,11 +228,33 @@ OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "") or None
 OPENAI_API_KEY = env_str("OPENAI_API_KEY", "")
 OPENAI_MODEL = env_str("OPENAI_MODEL", "gpt-4o-mini")
 OPENAI_EMBEDDING_MODEL = env_str("OPENAI_EMBEDDING_MODEL", "text-embedding-3-small")
-OPENAI_TIMEOUT_S = env_float("OPENAI_TIMEOUT_S", 60.0)
+# One model call may take this long. 600 s (the openai SDK's own default) fits a small model on a CPU-only
+# server: reading a ~2.5k-token extraction prompt alone took over 60 s on a small CPU-only box (issue 16),
+# and a server that serves one request at a time makes the next call wait for the current one too.
+OPENAI_TIMEOUT_S = env_float("OPENAI_TIMEOUT_S", 600.0)
+# Chat answers are read as they are generated: OPENAI_TIMEOUT_S then bounds the wait for the first token and
+# between tokens (a CPU server writing a long answer at ~1 token/s is not cut off), OPENAI_MAX_CALL_S the
+# whole call. Off: one response, OPENAI_TIMEOUT_S for all of it.
+OPENAI_STREAM = env_bool("OPENAI_STREAM", True)
+OPENAI_MAX_CALL_S = env_float("OPENAI_MAX_CALL_S", 1800.0)
+# Worked examples in the extraction prompt (0-2; each ~700 tokens). 1 (or 0) shortens a CPU server's first
+# call; the prefix is identical on every call, so servers that cache it (llama.cpp, vLLM) read it once.
+MEMHQ_EXTRACT_EXAMPLES = env_int("MEMHQ_EXTRACT_EXAMPLES", 2)
+if not 0 <= MEMHQ_EXTRACT_EXAMPLES <= 2:
+    raise ConfigError(f"MEMHQ_EXTRACT_EXAMPLES must be 0, 1 or 2, got {MEMHQ_EXTRACT_EXAMPLES}")
 MEMHQ_TASK_MAX_RETRIES = env_int("MEMHQ_TASK_MAX_RETRIES", 5)
 MEMHQ_TASK_RETRY_BACKOFF_MAX_S = env_int("MEMHQ_TASK_RETRY_BACKOFF_MAX_S", 300)
 # An episode queued or stuck in a phase longer than this is re-enqueued from its next phase.
 MEMHQ_STALL_TIMEOUT_S = env_int("MEMHQ_STALL_TIMEOUT_S", 300)
+# ... except a phase that is waiting for a model (extract in LLM mode; resolve_entities and index with
+# OpenAI embeddings): its claim stays its own for a whole call plus the stall timeout, so neither the sweep
+# nor a redelivery starts a second call while the first is still running (ingestion/runner.py).
+_LONGEST_CALL_S = max(OPENAI_TIMEOUT_S, OPENAI_MAX_CALL_S) if OPENAI_STREAM else OPENAI_TIMEOUT_S
+MEMHQ_LLM_STALL_TIMEOUT_S = env_float("MEMHQ_LLM_STALL_TIMEOUT_S", _LONGEST_CALL_S + MEMHQ_STALL_TIMEOUT_S)
+# The broker hands an unacknowledged task (acks_late) to another worker after this: longer than any phase.
+CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = env_int(
+    "CELERY_VISIBILITY_TIMEOUT_S", max(3600, int(2 * MEMHQ_LLM_STALL_TIMEOUT_S))
+)
 # An episode pending publication this long (the relay is down or missing) is published by the sweep itself.
 MEMHQ_QUEUED_GRACE_S = env_int("MEMHQ_QUEUED_GRACE_S", 30)
 # A phase claim's lease (ingestion/claims.py), renewed every third of it while the phase runs. A claim whose
@@ -238,6 +269,17 @@ MEMHQ_RELAY_BATCH = env_int("MEMHQ_RELAY_BATCH", 200)
 # than the TTL (ingestion/heartbeat.py).
 MEMHQ_WORKER_HEARTBEAT_S = env_float("MEMHQ_WORKER_HEARTBEAT_S", 5.0)
 MEMHQ_WORKER_HEARTBEAT_TTL_S = env_float("MEMHQ_WORKER_HEARTBEAT_TTL_S", 20.0)
+
+# In LLM mode the tasks that wait for a model (extract, thread compaction) go to their own queue, consumed
+# by their own worker (Procfile `worker_llm`, compose profile `llm`; LLM_WORKER_CONCURRENCY, default 1), so
+# a slow model call never holds up other episodes' cheap phases. Empty: one queue for everything.
+MEMHQ_LLM_QUEUE = env_str("MEMHQ_LLM_QUEUE", "llm")
+LLM_TASKS = ("ingestion.extract", "threads.compact")
+CELERY_TASK_ROUTES = (
+    {name: {"queue": MEMHQ_LLM_QUEUE} for name in LLM_TASKS}
+    if MEMHQ_EXTRACTOR == "openai" and MEMHQ_LLM_QUEUE
+    else {}
+)
 
 # Retrieval (DESIGN §5).
 # Long messages are indexed as passages (ingestion/passages.py); the first this many of each message are
@@ -262,7 +304,11 @@ MEMHQ_THREAD_KEEP_RECENT_MESSAGES = env_int("MEMHQ_THREAD_KEEP_RECENT_MESSAGES",
 MEMHQ_THREAD_KEEP_RECENT_TOKENS = env_int("MEMHQ_THREAD_KEEP_RECENT_TOKENS", 2000)
 MEMHQ_THREAD_SUMMARY_MAX_TOKENS = env_int("MEMHQ_THREAD_SUMMARY_MAX_TOKENS", 400)
 # A compaction requested this long ago and not done (broker down, lost task) is enqueued again.
-MEMHQ_THREAD_COMPACTION_RETRY_S = env_float("MEMHQ_THREAD_COMPACTION_RETRY_S", 300.0)
+# (in LLM mode, at least one model call longer, so a summary still being written is not asked for twice).
+MEMHQ_THREAD_COMPACTION_RETRY_S = env_float(
+    "MEMHQ_THREAD_COMPACTION_RETRY_S",
+    max(300.0, _LONGEST_CALL_S + 60.0) if MEMHQ_EXTRACTOR == "openai" else 300.0,
+)
 # prepare-and-recall runs prepare on a helper thread (own connection) beside recall; 0: one after the other.
 MEMHQ_PREPARE_AND_RECALL_CONCURRENT = env_bool("MEMHQ_PREPARE_AND_RECALL_CONCURRENT", True)
 
@@ -280,7 +326,7 @@ MEMHQ_WEBHOOKS_REQUEUE_AFTER_S = env_float("MEMHQ_WEBHOOKS_REQUEUE_AFTER_S", 60.
 MEMHQ_WEBHOOKS_SECRET_ROTATION_GRACE_S = env_float("MEMHQ_WEBHOOKS_SECRET_ROTATION_GRACE_S", 86400.0)
 MEMHQ_WEBHOOKS_MAX_ENDPOINTS = env_int("MEMHQ_WEBHOOKS_MAX_ENDPOINTS", 20)
 
-# Memory control (README "Memory control"). The graph view returns at most this many nodes and edges; a
+# Memory control (docs/memory-control.md). The graph view returns at most this many nodes and edges; a
 # memory's history at most this many events (oldest first).
 MEMHQ_GRAPH_MAX_NODES = env_int("MEMHQ_GRAPH_MAX_NODES", 500)
 MEMHQ_GRAPH_MAX_EDGES = env_int("MEMHQ_GRAPH_MAX_EDGES", 1000)

@@ -48,6 +48,24 @@ class Phase(Protocol[T]):
     def store(self, episode: Episode, data: T) -> PhaseOutcome | None: ...
 
 
+def waits_for_a_model(phase: int) -> bool:
+    """Whether ``phase`` makes a model call that may legitimately take up to OPENAI_TIMEOUT_S."""
+    if phase == EpisodePhase.EXTRACT:
+        return bool(settings.MEMHQ_EXTRACTOR == "openai")
+    if phase in (EpisodePhase.RESOLVE_ENTITIES, EpisodePhase.INDEX):
+        return bool(settings.MEMHQ_EMBEDDINGS == "openai")
+    return False
+
+
+def stall_timeout_s(phase: int) -> float:
+    """How long a claim on ``phase`` that has no lease (written before leases existed, ingestion/claims.py)
+    may go without progress before another worker may take it over. A leased claim is renewed while its
+    holder lives, however long its model call takes."""
+    if waits_for_a_model(phase):
+        return max(float(settings.MEMHQ_STALL_TIMEOUT_S), float(settings.MEMHQ_LLM_STALL_TIMEOUT_S))
+    return float(settings.MEMHQ_STALL_TIMEOUT_S)
+
+
 class Claim:
     CLAIMED = "claimed"
     DONE = "done"  # already done: nothing to do
@@ -72,7 +90,7 @@ def claim_phase(episode_id: str, phase: int) -> tuple[str, datetime | None]:
     phase_open = Episode.objects.filter(pk=episode_id, phase_done=phase - 1).exclude(
         status=EpisodeStatus.FAILED
     )
-    stale = token - timedelta(seconds=settings.MEMHQ_STALL_TIMEOUT_S)
+    stale = token - timedelta(seconds=stall_timeout_s(phase))
     free = (
         Q(phase_running__isnull=True)
         | Q(claim_expires_at__lt=Now())

@@ -66,8 +66,9 @@ ChoiceT = TypeVar("ChoiceT", bound=str)
 class OpenAIExtractor:
     name = "openai"
 
-    def __init__(self, config: LLMConfig) -> None:
+    def __init__(self, config: LLMConfig, examples: int | None = None) -> None:
         self.config = config
+        self.examples = examples  # worked examples in the prompt; None: all of them
 
     def extract(self, episode: EpisodeIn) -> ExtractionResult:
         if not episode.messages:
@@ -75,9 +76,11 @@ class OpenAIExtractor:
         result = structured_call(
             make_client(self.config),
             model=self.config.model,
-            messages=build_messages(episode),
+            messages=build_messages(episode, self.examples),
             response_model=ExtractionAnswer,
             schema_name=SCHEMA_NAME,
+            stream=self.config.stream,
+            max_call_s=self.config.max_call_s,
         )
         answer = result.parsed
         learnings = [text.strip() for text in answer.key_learnings if text.strip()]

@@ -130,10 +130,14 @@ def render_episode(episode: EpisodeIn) -> str:
     return "\n".join(lines)
 
 
-def build_messages(episode: EpisodeIn) -> list[dict[str, str]]:
-    """System prompt, the worked examples as chat turns, then the episode to extract from."""
+def build_messages(episode: EpisodeIn, examples: int | None = None) -> list[dict[str, str]]:
+    """System prompt, the first ``examples`` worked examples (all by default) as chat turns, then the episode.
+
+    Everything before the episode is the same on every call, so servers that cache a prompt prefix
+    (llama.cpp, vLLM) read it once; fewer examples make the first call of a slow CPU server shorter.
+    """
     messages = [{"role": "system", "content": SYSTEM_PROMPT}]
-    for example_episode, answer in WORKED_EXAMPLES:
+    for example_episode, answer in WORKED_EXAMPLES[: len(WORKED_EXAMPLES) if examples is None else examples]:
         messages.append({"role": "user", "content": render_episode(example_episode)})
         messages.append({"role": "assistant", "content": answer.model_dump_json()})
     messages.append({"role": "user", "content": render_episode(episode)})

@@ -21,6 +21,9 @@ Choices:
   the server's Retry-After). Every other 4xx (400, 401, 403, 404, 422), a refusal by the model and SDK
   configuration errors → ``PermanentAIError``. A ``json`` answer wrapped in a Markdown code fence (servers
   that ignore ``response_format``) is unwrapped before parsing.
+- ``stream=True`` (the service's default, OPENAI_STREAM) reads the answer as it is generated: the timeout
+  then bounds the wait for the first token and between tokens, not the whole answer, so a slow CPU server
+  that keeps producing tokens is never cut off mid-answer; ``max_call_s`` still bounds the whole call.
 - Sampling parameters (temperature, max tokens) are not sent: reasoning models reject some of them and each
   server has its own defaults; add them per operation if a prompt needs them.
 """
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -66,8 +70,10 @@ class LLMConfig:
     base_url: str | None  # e.g. "http://localhost:11434/v1"; None → OPENAI_BASE_URL or api.openai.com
     api_key: str = field(repr=False)
     model: str
-    timeout_s: float
+    timeout_s: float  # per read: the whole answer without streaming, the gap between tokens with it
     max_retries: int = 0  # SDK-level retries; keep 0, the Celery task retries
+    stream: bool = False  # read the answer as it is generated (see the module docstring)
+    max_call_s: float | None = None  # with stream: the longest a whole call may take
 
 
 class RateLimitedAIError(TransientAIError):
@@ -100,10 +106,15 @@ def make_client(config: LLMConfig) -> openai.OpenAI:
         raise PermanentAIError(f"cannot configure the OpenAI client: {exc}") from exc
 
 
-def translate_error(exc: Exception, *, operation: str) -> TransientAIError | PermanentAIError:
+def translate_error(
+    exc: Exception, *, operation: str, timeout_s: float | None = None
+) -> TransientAIError | PermanentAIError:
     """Sort an SDK (or response-decoding) error into retryable or not, with a message saying which."""
     if isinstance(exc, openai.APITimeoutError):
-        return TransientAIError(f"{operation}: timed out")
+        after = f" after {timeout_s:g} s" if timeout_s is not None else ""
+        return TransientAIError(
+            f"{operation}: timed out{after} (OPENAI_TIMEOUT_S; raise it for a slow model server)"
+        )
     if isinstance(exc, openai.APIConnectionError):
         return TransientAIError(f"{operation}: connection error: {exc}")
     if isinstance(exc, openai.RateLimitError):
@@ -121,12 +132,17 @@ def translate_error(exc: Exception, *, operation: str) -> TransientAIError | Per
 
 
 @contextmanager
-def ai_errors(operation: str) -> Iterator[None]:
+def ai_errors(operation: str, *, timeout_s: float | None = None) -> Iterator[None]:
     """Re-raise SDK errors inside the block as ``TransientAIError`` / ``PermanentAIError``."""
     try:
         yield
     except (openai.OpenAIError, json.JSONDecodeError) as exc:
-        raise translate_error(exc, operation=operation) from exc
+        raise translate_error(exc, operation=operation, timeout_s=timeout_s) from exc
+
+
+def client_timeout_s(client: openai.OpenAI) -> float | None:
+    """The client's overall timeout in seconds, when it is a plain number (it is: ``make_client``)."""
+    return float(client.timeout) if isinstance(client.timeout, int | float) else None
 
 
 def strict_json_schema(response_model: type[pydantic.BaseModel]) -> dict[str, Any]:
@@ -141,6 +157,8 @@ def structured_call(
     messages: Sequence[Mapping[str, Any]],
     response_model: type[ModelT],
     schema_name: str,
+    stream: bool = False,
+    max_call_s: float | None = None,
 ) -> StructuredResult[ModelT]:
     """Send ONE chat completion constrained to ``response_model``'s schema and return it validated."""
     operation = f"{schema_name} call to {model}"
@@ -148,25 +166,76 @@ def structured_call(
         "type": "json_schema",
         "json_schema": {"name": schema_name, "schema": strict_json_schema(response_model), "strict": True},
     }
-    with ai_errors(operation):
-        completion = client.chat.completions.create(
-            model=model,
-            messages=cast(Any, [dict(message) for message in messages]),
-            response_format=cast(Any, response_format),
-        )
+    request: dict[str, Any] = {
+        "model": model,
+        "messages": [dict(message) for message in messages],
+        "response_format": response_format,
+    }
+    with ai_errors(operation, timeout_s=client_timeout_s(client)):
+        if stream:
+            answer = _streamed(client, request, operation, max_call_s)
+        else:
+            answer = _whole(client.chat.completions.create(**request), operation)
+    if answer.refusal:
+        raise PermanentAIError(f"{operation}: the model refused: {answer.refusal[:ERROR_EXCERPT_CHARS]}")
+    answer_operation = f"{operation} (finish_reason={answer.finish_reason})"
+    parsed = parse_answer(answer.content, response_model, operation=answer_operation)
+    metrics.observe_llm(schema_name, answer.prompt_tokens, answer.completion_tokens)
+    return StructuredResult(
+        parsed=parsed, prompt_tokens=answer.prompt_tokens, completion_tokens=answer.completion_tokens
+    )
+
+
+@dataclass
+class _Answer:
+    content: str | None = None
+    refusal: str | None = None
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+def _whole(completion: Any, operation: str) -> _Answer:
     usage = completion.usage
-    prompt_tokens = usage.prompt_tokens if usage is not None else 0
-    completion_tokens = usage.completion_tokens if usage is not None else 0
-    metrics.observe_llm(schema_name, prompt_tokens, completion_tokens)
     if not completion.choices:
         raise TransientAIError(f"{operation}: the answer has no choices")
     choice = completion.choices[0]
-    refusal = choice.message.refusal
-    if refusal:
-        raise PermanentAIError(f"{operation}: the model refused: {refusal[:ERROR_EXCERPT_CHARS]}")
-    answer_operation = f"{operation} (finish_reason={choice.finish_reason})"
-    parsed = parse_answer(choice.message.content, response_model, operation=answer_operation)
-    return StructuredResult(parsed=parsed, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+    return _Answer(
+        content=choice.message.content,
+        refusal=choice.message.refusal,
+        finish_reason=choice.finish_reason,
+        prompt_tokens=usage.prompt_tokens if usage is not None else 0,
+        completion_tokens=usage.completion_tokens if usage is not None else 0,
+    )
+
+
+def _streamed(
+    client: openai.OpenAI, request: dict[str, Any], operation: str, max_call_s: float | None
+) -> _Answer:
+    """Read a streamed answer chunk by chunk (the client's timeout applies to each read)."""
+    deadline = time.monotonic() + max_call_s if max_call_s else None
+    answer, content, refusal, chunks = _Answer(), [], [], 0
+    with client.chat.completions.create(
+        **request, stream=True, stream_options={"include_usage": True}
+    ) as events:
+        for chunk in events:
+            chunks += 1
+            if deadline is not None and time.monotonic() > deadline:
+                raise TransientAIError(
+                    f"{operation}: still answering after {max_call_s:g} s (OPENAI_MAX_CALL_S; raise it for "
+                    "a slow model server)"
+                )
+            if chunk.usage is not None:
+                answer.prompt_tokens = chunk.usage.prompt_tokens
+                answer.completion_tokens = chunk.usage.completion_tokens
+            for choice in chunk.choices[:1]:
+                content.append(choice.delta.content or "")
+                refusal.append(getattr(choice.delta, "refusal", None) or "")
+                answer.finish_reason = choice.finish_reason or answer.finish_reason
+    if not chunks:
+        raise TransientAIError(f"{operation}: the stream ended without an answer")
+    answer.content, answer.refusal = "".join(content), "".join(refusal) or None
+    return answer
 
 
 def parse_answer(content: str | None, response_model: type[ModelT], *, operation: str) -> ModelT:

@@ -28,7 +28,7 @@ import numpy.typing as npt
 import openai
 
 from memhq.ai.errors import PermanentAIError, TransientAIError
-from memhq.ai.llm import LLMConfig, ai_errors, make_client
+from memhq.ai.llm import LLMConfig, ai_errors, client_timeout_s, make_client
 
 #: The vector size stored in Postgres (``vector(384)``), shared with the local embedder.
 EMBEDDING_DIM = 384
@@ -80,7 +80,7 @@ class OpenAIEmbedder:
     def _embed_batch(self, client: openai.OpenAI, batch: list[str]) -> FloatMatrix:
         operation = f"embeddings call to {self.model}"
         dimensions = self.dim if self.send_dimensions else openai.omit
-        with ai_errors(operation):
+        with ai_errors(operation, timeout_s=client_timeout_s(client)):
             response = client.embeddings.create(
                 model=self.model, input=batch, dimensions=dimensions, encoding_format="float"
             )

@@ -20,6 +20,8 @@ def llm_config() -> LLMConfig:
         api_key=settings.OPENAI_API_KEY or "not-needed",
         model=settings.OPENAI_MODEL,
         timeout_s=settings.OPENAI_TIMEOUT_S,
+        stream=settings.OPENAI_STREAM,
+        max_call_s=settings.OPENAI_MAX_CALL_S,
     )
 
 
@@ -39,7 +41,7 @@ def get_extractor() -> Extractor:
     if settings.MEMHQ_EXTRACTOR == "openai":
         from ingestion.extractors.openai_extractor import OpenAIExtractor
 
-        return OpenAIExtractor(llm_config())
+        return OpenAIExtractor(llm_config(), examples=settings.MEMHQ_EXTRACT_EXAMPLES)
     from ingestion.extractors.rules import RulesExtractor
 
     return RulesExtractor()

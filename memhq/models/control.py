@@ -1,4 +1,4 @@
-"""Memory control: erasure receipts and the deep-consolidation cursor (README "Memory control")."""
+"""Memory control: erasure receipts and the deep-consolidation cursor (docs/memory-control.md)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ embedding, then one SQL statement), so the short one hides behind it. Prepare's 
 the remembered identity turns out wrong (the thread was deleted and its id reused), the concurrent recall is
 thrown away and recall runs again for the right user (or not at all for a temporary thread).
 ``MEMHQ_PREPARE_AND_RECALL_CONCURRENT=0`` always runs prepare, then recall (no helper thread, no second
-connection per web process). Measured with ``manage.py memhq_bench thread`` (README): prepare is well
+connection per web process). Measured with ``memhq_bench thread`` (docs/benchmarks.md): prepare is well
 under a millisecond next to recall's ~14 ms, so running them together saves at most prepare's time.
 """
 

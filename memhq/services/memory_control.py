@@ -2,7 +2,7 @@
 
 Every change is one journaled batch (``BatchKind.EDIT``, with its actor: ``key:<api key prefix>`` or
 ``admin:<username>``) written in one transaction under the per-user memory lock, so it can be reverted
-like any other batch and shows in the memory's history. Choices (README "Memory control"):
+like any other batch and shows in the memory's history. Choices (docs/memory-control.md):
 
 - A user-stated memory has ``origin=user``, confidence 1 and, as evidence, the request itself (an evidence
   row with no episode, quoting the text). Its subject/object are linked to the user's existing entities

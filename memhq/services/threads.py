@@ -1,6 +1,6 @@
 """Writes for threads (working memory): create, add a message, end.
 
-Choices (see README "Working memory (threads)"):
+Choices (see docs/api.md "Working memory (threads)"):
 - Creating a thread whose ``thread_id`` already exists returns that thread (``created=False``) when it has
   the same user and the same ``temporary`` flag, so a client can retry a create or call it at the start of
   every session; with another user or flag it is a conflict.

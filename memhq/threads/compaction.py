@@ -75,6 +75,8 @@ def llm_summary(previous: str, messages: list[ThreadMessage], max_tokens: int) -
         messages=build_messages(previous, turns, max_tokens),
         response_model=ThreadSummaryAnswer,
         schema_name=SCHEMA_NAME,
+        stream=config.stream,
+        max_call_s=config.max_call_s,
     )
     text = result.parsed.summary.strip()
     if not text:

@@ -293,3 +293,9 @@ def test_local_server_without_api_key_gets_a_placeholder_key(fake_openai: FakeOp
     _call(fake_openai, api_key="")
 
     assert fake_openai.requests[0].headers["authorization"] == f"Bearer {LOCAL_SERVER_API_KEY}"
+
+
+def test_a_timeout_names_the_setting_and_the_seconds(fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.delay(SLOW_ANSWER_S)
+    with pytest.raises(TransientAIError, match=r"timed out after 0\.5 s \(OPENAI_TIMEOUT_S; raise it"):
+        _call(fake_openai, timeout_s=SHORT_TIMEOUT_S)

@@ -14,6 +14,9 @@ Choices:
   ``encoding_format`` "float" and "base64" (the SDK's default) are served.
 - A delayed behaviour sleeps on the server's stop event, so stopping the server never waits for it; the late
   answer to a client that has hung up is dropped quietly.
+- A chat request with ``"stream": true`` is answered as server-sent events (``chat.completion.chunk``s, the
+  usage in a last chunk, then ``[DONE]``), the content cut into ``pieces`` sent ``gap_s`` apart
+  (``stream_slowly``), as a model server writes tokens.
 """
 
 from __future__ import annotations
@@ -63,6 +66,8 @@ class Behaviour:
     delay_s: float = 0.0  # "delay": how long to wait before answering normally
     prompt_tokens: int = DEFAULT_PROMPT_TOKENS
     completion_tokens: int = DEFAULT_COMPLETION_TOKENS
+    pieces: int = 1  # a streamed answer's content is sent in this many chunks ...
+    gap_s: float = 0.0  # ... this far apart
 
 
 @dataclass(frozen=True)
@@ -191,6 +196,11 @@ class FakeOpenAIServer:
     def unauthorized(self) -> None:
         self.fail(401)
 
+    def stream_slowly(self, content: str | BaseModel, *, pieces: int, gap_s: float) -> None:
+        """Chat (streamed request): the answer in ``pieces`` chunks, ``gap_s`` apart."""
+        text = content.model_dump_json() if isinstance(content, BaseModel) else content
+        self.script(Behaviour("answer", content=text, pieces=pieces, gap_s=gap_s))
+
     def proceed(self, content: str = "{}") -> None:
         """Answer the next request normally (to let an earlier batch through before a scripted failure)."""
         self.delay(0.0, content)
@@ -258,6 +268,9 @@ class _Handler(BaseHTTPRequestHandler):
             "completion_tokens": behaviour.completion_tokens,
             "total_tokens": behaviour.prompt_tokens + behaviour.completion_tokens,
         }
+        if body.get("stream"):
+            self._stream_chat(body, behaviour, usage)
+            return
         self._send_json(
             200,
             {
@@ -276,6 +289,32 @@ class _Handler(BaseHTTPRequestHandler):
                 "usage": usage,
             },
         )
+
+    def _stream_chat(self, body: dict[str, Any], behaviour: Behaviour, usage: dict[str, int]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
+                "model": body.get("model", "")}  # fmt: skip
+
+        def event(choices: list[dict[str, Any]], **extra: Any) -> None:
+            self.wfile.write(f"data: {json.dumps({**base, 'choices': choices, **extra})}\n\n".encode())
+            self.wfile.flush()
+
+        text, pieces = behaviour.content or "", max(behaviour.pieces, 1)
+        size = -(-len(text) // pieces) if text else 0
+        event([{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])
+        if behaviour.refusal:
+            event([{"index": 0, "delta": {"refusal": behaviour.refusal}, "finish_reason": None}])
+        for number, start in enumerate(range(0, len(text), size or 1)):
+            if number and behaviour.gap_s and self.fake._stopping.wait(behaviour.gap_s):
+                return
+            event([{"index": 0, "delta": {"content": text[start : start + size]}, "finish_reason": None}])
+        event([{"index": 0, "delta": {}, "finish_reason": behaviour.finish_reason}])
+        if (body.get("stream_options") or {}).get("include_usage"):
+            event([], usage=usage)
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
 
     def _send_embeddings(self, body: dict[str, Any]) -> None:
         texts = body.get("input", [])
