@@ -129,8 +129,18 @@ def split(text: str) -> list[Passage]:
     return passages
 
 
+#: The first passage lies within this many characters (MAX_TOKENS tokens are rarely over 1,500 characters):
+#: only this much is cut when recall shows a long message, so showing one costs no full tokenisation.
+FIRST_PASSAGE_WITHIN_CHARS: Final = 4 * 1024
+
+
 def first_passage(text: str) -> str:
     """What a long message is shown as when recall found the message itself, not one of its passages (a
     neighbour of a hit, a message of an episode not indexed yet): its first passage, marked as cut."""
-    passages = split(text)
-    return f"{passages[0].text} …" if passages else text
+    if len(text) <= SPLIT_ABOVE_TOKENS:  # fewer characters than tokens to split above: short
+        return text
+    head = text[:FIRST_PASSAGE_WITHIN_CHARS]
+    passages = split(head) if len(head) < len(text) else split(text)
+    if not passages:  # the head alone is short: the message is long only past it
+        return f"{head} …" if len(head) < len(text) else text
+    return f"{passages[0].text} …"

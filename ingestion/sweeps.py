@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from ingestion.claims import CLEARED
 from ingestion.outbox import PublishFailed, drain
+from ingestion.runner import stall_timeout_s, waits_for_a_model
 from memhq.models import Episode, EpisodePhase, EpisodeStatus
 
 logger = logging.getLogger(__name__)
@@ -45,13 +46,20 @@ def outbox_sweep() -> int:
 def requeue_stalled() -> int:
     now = timezone.now()
     stale = now - timedelta(seconds=settings.MEMHQ_STALL_TIMEOUT_S)
+    # A claim without a lease (written before leases existed) on a phase that waits for a model is stale only
+    # after a whole call (runner.stall_timeout_s); a leased claim is renewed while its holder lives.
+    model_phases = [phase for phase in EpisodePhase if waits_for_a_model(phase)]
+    leaseless_stale = Q(progressed_at__lt=stale) & ~Q(phase_running__in=model_phases)
+    for phase in model_phases:
+        phase_stale = now - timedelta(seconds=stall_timeout_s(phase))
+        leaseless_stale |= Q(phase_running=phase, progressed_at__lt=phase_stale)
     left_behind = (
         Episode.objects.filter(
             status__in=[EpisodeStatus.QUEUED, EpisodeStatus.RUNNING], publish_from__isnull=True
         )
         .filter(
             Q(phase_running__isnull=False, claim_expires_at__lt=Now())
-            | Q(phase_running__isnull=False, claim_expires_at__isnull=True, progressed_at__lt=stale)
+            | (Q(phase_running__isnull=False, claim_expires_at__isnull=True) & leaseless_stale)
             | Q(phase_running__isnull=True, progressed_at__isnull=True, received_at__lt=stale)
             | Q(phase_running__isnull=True, progressed_at__lt=stale)
         )

@@ -17,7 +17,9 @@ step returns new items and leaves its input as it was. Its parameters: ``retriev
 2. **Agreement across items.** A memory and the message it was distilled from are the same evidence: votes
    are added up per stored message (``Item.sources``), a memory's vote counting ``memory_share`` (split
    over its sources), so a message found by the message signals *and* through its memories ranks above
-   one found once.
+   one found once. A message and its passages are one text, not agreeing evidence: they count once, with
+   the best of their votes (summed, a long message's first passage, which is also its vector, was counted
+   twice: beam-dev frac@10 0.335 summed, 0.401 with the best, same rows).
 3. **Neighbours.** A message at ``offset`` turns from one of the ``neighbour_seeds`` best messages gets
    ``neighbour_weights[offset]`` × that message's score, whichever signal found it (the ``neighbour``
    signal brings in the turns next to the best hits that no other signal found).
@@ -117,10 +119,17 @@ def spread(items: Mapping[str, Item], query: str, config: RetrievalConfig) -> di
     """Steps 2-5: every item with its ``score`` from the votes of all items standing for the same messages,
     nudged when it is spoken by or about someone the query names."""
     per_message: dict[str, float] = defaultdict(float)
+    said: dict[str, float] = defaultdict(float)  # the best vote for the message or one of its passages
     for item in items.values():
-        share = config.memory_share / len(item.sources) if item.type == "memory" and item.sources else 1.0
-        for source in item.sources:
-            per_message[source] += item.vote * share
+        if item.type == "memory":
+            share = config.memory_share / len(item.sources) if item.sources else 1.0
+            for source in item.sources:
+                per_message[source] += item.vote * share
+        else:
+            for source in item.sources:
+                said[source] = max(said[source], item.vote)
+    for source, best in said.items():
+        per_message[source] += best
     if config.neighbour_weights:
         _spread_to_neighbours(per_message, config)
     query_words = set(_WORD.findall(query.lower()))

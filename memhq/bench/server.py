@@ -116,9 +116,10 @@ def _wait_ready(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
                 f"gunicorn exited with {process.returncode}:\n{log.read_text()[-LOG_TAIL_CHARS:]}"
             )
         try:
-            with urllib.request.urlopen(url + HEALTH_PATH, timeout=READY_POLL_S * 10) as response:
-                if response.status == 200:
-                    return
+            with urllib.request.urlopen(url + HEALTH_PATH, timeout=READY_POLL_S * 10):
+                return
+        except urllib.error.HTTPError:
+            return  # the server answers; a 503 only says the pipeline (workers) is not ready, not the web
         except (urllib.error.URLError, OSError):
             pass
         if time.monotonic() > deadline:
@@ -140,7 +141,8 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 def gunicorn(
     *, target: str, log: Path, workers: int | None = None, extra_env: Mapping[str, str] | None = None
 ) -> Iterator[Server]:
-    """Start gunicorn as the Procfile does; yield when /healthz answers 200; stop it afterwards."""
+    """Start gunicorn as the Procfile does; yield when /healthz answers (200, or 503 when no worker runs: the
+    web is up); stop it afterwards."""
     env = dict(os.environ)
     database_url = database_url_for_children()
     if database_url is not None:

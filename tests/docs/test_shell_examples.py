@@ -23,7 +23,7 @@ import pytest
 
 from memhq.models import Project
 from tests.docs.shell_blocks import Block, shell_blocks
-from tests.support.worker import ROOT, celery_process, worker_args, worker_env
+from tests.support.worker import ROOT, celery_process, relay_process, worker_args, worker_env
 
 DOC_FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FILE_TIMEOUT_S = 180
@@ -36,9 +36,13 @@ curl() { command curl --silent --show-error --fail-with-body "$@"; }
 
 @pytest.fixture
 def worker(transactional_db: None, broker: Any, tmp_path: Path) -> Iterator[Any]:
-    """A real worker that, like the live server (tests/conftest.py), may deliver webhooks to loopback."""
+    """A real worker that, like the live server (tests/conftest.py), may deliver webhooks to loopback, and
+    the outbox relay that publishes what /add commits."""
     env = worker_env(MEMHQ_WEBHOOKS_ALLOW_PRIVATE="1")
-    with celery_process(worker_args(), env, tmp_path / "worker.log", ready="ready.") as process:
+    with (
+        celery_process(worker_args(), env, tmp_path / "worker.log", ready="ready.") as process,
+        relay_process(env, tmp_path / "relay.log"),
+    ):
         yield process
 
 

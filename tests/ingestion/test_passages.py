@@ -67,3 +67,8 @@ def test_filler_is_chatter_or_an_assistants_empty_question_back_and_nothing_with
     assert not is_filler("assistant", "Shall I book a table at Trattoria Roma for Friday at 7?")
     assert not is_filler("assistant", "Great choice! The place has vegetarian options and opens at noon.")
     assert not is_filler("user", "Can you find a vegan place near my office?")
+
+
+def test_first_passage_of_a_huge_message_is_cut_from_its_head_alone() -> None:
+    text = prose(2000)  # far more than FIRST_PASSAGE_WITHIN_CHARS
+    assert passages.first_passage(text) == f"{passages.split(text)[0].text} …"

@@ -12,13 +12,13 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from ingestion.sweeps import outbox_sweep
+from ingestion.sweeps import outbox_sweep, requeue_stalled
 from memhq.models import Episode, EpisodePhase, Memory, Project
 from tests.fakes import fixtures
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.ingestion.helpers import make_episode
 from tests.ingestion.test_llm_mode import GOOD
-from tests.support.worker import celery_process, worker_args, worker_env
+from tests.support.worker import celery_process, relay_process, worker_args, worker_env
 
 fake_openai = fixtures.fake_openai
 
@@ -92,6 +92,7 @@ def test_a_slow_model_call_does_not_hold_up_another_episodes_cheap_phases(
     with (
         celery_process(worker_args(concurrency=1), env, tmp_path / "worker.log", ready="ready."),
         celery_process(llm_worker, env, tmp_path / "worker-llm.log", ready="ready."),
+        relay_process(env, tmp_path / "relay.log"),
     ):
         first = add(api, "I live in Porto.")
         wait_until(lambda: Episode.objects.get(pk=first).phase_running == EpisodePhase.EXTRACT)
@@ -125,7 +126,7 @@ def wait_until(condition: Any, timeout_s: float = 90.0) -> None:
         ("rules", EpisodePhase.EXTRACT, 400, True),
     ],
 )
-def test_the_sweep_leaves_a_claim_waiting_for_a_model_alone_for_one_whole_call(
+def test_the_sweep_leaves_a_leaseless_claim_waiting_for_a_model_alone_for_one_whole_call(
     project: Project,
     broker: Any,
     settings: Any,
@@ -143,8 +144,11 @@ def test_the_sweep_leaves_a_claim_waiting_for_a_model_alone_for_one_whole_call(
         phase_done=phase - 1,
         phase_running=phase,
         progressed_at=timezone.now() - timedelta(seconds=idle_s),
+        publish_from=None,  # its chain was published; the claim has no lease
     )
-    assert outbox_sweep() == (1 if re_enqueued else 0)
+    assert requeue_stalled() == (1 if re_enqueued else 0)
+    episode.refresh_from_db()
+    assert (episode.publish_from is not None) == re_enqueued  # back in the outbox, for the relay
 
 
 @pytest.mark.parametrize(("examples", "turns"), [(0, 2), (1, 4), (2, 6)])

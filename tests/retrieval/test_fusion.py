@@ -192,3 +192,17 @@ def test_diversified_lowers_an_items_score_for_each_better_item_of_its_episode()
         item.score, item.episode_ids = score, [episode]
     assert [item.key for item in diversified(ranked, 0.5)] == ["a", "c", "b"]
     assert diversified(ranked, 1.0) == ranked
+
+
+def test_a_message_and_its_passages_count_once_with_the_best_vote() -> None:
+    whole = message("m", "e:1")
+    part = Item(key="p", id="p", type="passage", text="p", anchor="Ana", sources=["e:1"])
+    other = message("o", "e:2")
+    hits = [
+        Hit("message_keyword", "m", 1.0, rank=1),
+        Hit("message_keyword", "o", 1.0, rank=1),
+        Hit("vector", "p", 1.0, rank=1),
+    ]
+    scored, _ = fused([whole, part, other], hits, settings=replace(SETTINGS, neighbour_weights={}))
+    assert scored["p"].vote == pytest.approx(0.5) and scored["m"].vote == pytest.approx(1.0)
+    assert scored["m"].score == scored["p"].score == pytest.approx(scored["o"].score)
