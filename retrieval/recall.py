@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.utils import timezone
@@ -132,8 +132,7 @@ def assemble(
         if kinds is None or (item.type == "memory" and item.kind in kinds)
     }
     scored = spread(rerank(candidates, as_of, config), query_text, config)
-    unique = dedupe(ordered(list(scored.values())))
-    best = relevant(diversified(unique, config.episode_decay), config.min_relative_score)
+    best = relevant(dedupe(ordered(list(scored.values()))), config.min_relative_score)
     kept, context, tokens = fit(best[:limit], max_tokens, as_of)
     return RecallResult(
         items=kept,
@@ -141,19 +140,6 @@ def assemble(
         context_tokens=tokens,
         processed_through=processed_through,  # type: ignore[arg-type]
     )
-
-
-def diversified(ranked: list[Item], decay: float) -> list[Item]:
-    """``ranked`` re-ordered with each item's score ×``decay`` per better item of the same episode."""
-    if decay >= 1.0:
-        return ranked
-    seen: dict[str, int] = {}
-    decayed: list[Item] = []
-    for item in ranked:
-        episode = item.episode_ids[0] if item.episode_ids else item.key
-        decayed.append(replace(item, score=item.score * decay ** seen.get(episode, 0)))
-        seen[episode] = seen.get(episode, 0) + 1
-    return ordered(decayed)
 
 
 def relevant(ranked: list[Item], share: float) -> list[Item]:

@@ -10,7 +10,7 @@ import pytest
 from retrieval.config import RetrievalConfig
 from retrieval.fusion import Hit, dedupe, normalise, spread, vote
 from retrieval.items import Item
-from retrieval.recall import diversified, relevant
+from retrieval.recall import relevant
 from retrieval.rerank import ordered
 
 SETTINGS = RetrievalConfig(
@@ -184,14 +184,6 @@ def test_relevant_leaves_out_what_scores_below_a_share_of_the_best() -> None:
         item.score = score
     assert [item.key for item in relevant(ranked, 0.3)] == ["a", "b"]
     assert relevant(ranked, 0.0) == ranked
-
-
-def test_diversified_lowers_an_items_score_for_each_better_item_of_its_episode() -> None:
-    ranked = [message(key, f"e:{n}") for n, key in enumerate("abc")]
-    for item, score, episode in zip(ranked, (1.0, 0.9, 0.8), ("one", "one", "two"), strict=True):
-        item.score, item.episode_ids = score, [episode]
-    assert [item.key for item in diversified(ranked, 0.5)] == ["a", "c", "b"]
-    assert diversified(ranked, 1.0) == ranked
 
 
 def test_a_message_and_its_passages_count_once_with_the_best_vote() -> None:
