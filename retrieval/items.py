@@ -71,6 +71,18 @@ def role_of(row: dict[str, Any]) -> str | None:
     return str(role) if role is not None else None
 
 
+def _stored_message(row: dict[str, Any]) -> dict[str, Any]:
+    """What a message item and a passage item take from their stored message."""
+    return {
+        "anchor": row["msg_speaker"] or "",
+        "role": role_of(row),
+        "when": row["msg_date"],
+        "episode_ids": [str(row["msg_episode_id"])],
+        "message_ids": [row["msg_caller_id"]] if row["msg_caller_id"] else [],
+        "sources": [message_source(row["msg_episode_id"], row["msg_index"])],
+    }
+
+
 def item_from_row(row: dict[str, Any]) -> Item:
     if row["memory_id"] is not None:
         return Item(
@@ -96,13 +108,8 @@ def item_from_row(row: dict[str, Any]) -> Item:
             id=str(row["passage_id"]),
             type="passage",
             text=row["pa_text"],
-            anchor=row["msg_speaker"] or "",
-            role=role_of(row),
-            when=row["msg_date"],
-            episode_ids=[str(row["msg_episode_id"])],
-            message_ids=[row["msg_caller_id"]] if row["msg_caller_id"] else [],
-            sources=[message_source(row["msg_episode_id"], row["msg_index"])],
             span=(row["pa_start"], row["pa_end"]),
+            **_stored_message(row),
         )
     if row["message_id"] is not None:
         return Item(
@@ -110,12 +117,7 @@ def item_from_row(row: dict[str, Any]) -> Item:
             id=str(row["message_id"]),
             type="message",
             text=first_passage(row["msg_content"]) if row.get("msg_passage_count") else row["msg_content"],
-            anchor=row["msg_speaker"] or "",
-            role=role_of(row),
-            when=row["msg_date"],
-            episode_ids=[str(row["msg_episode_id"])],
-            message_ids=[row["msg_caller_id"]] if row["msg_caller_id"] else [],
-            sources=[message_source(row["msg_episode_id"], row["msg_index"])],
+            **_stored_message(row),
         )
     if row["summary_episode_id"] is not None:
         return Item(
