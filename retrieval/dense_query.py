@@ -1,6 +1,6 @@
 """The text the dense signals embed: the query without the people it names.
 
-A question such as "What activities does Melanie partake in?" embeds mostly as "Melanie": the nearest
+A question such as "What activities does Ines partake in?" embeds mostly as "Ines": the nearest
 messages are then the ones that greet or mention her, not the ones about activities. The people a query
 names are matched by the structured signals already (the entity anchor, and the speaker boost of
 fusion.spread), so the vector signals embed the rest of the question: the topic.
@@ -9,7 +9,7 @@ Measured with ``memhq_eval`` on locomo-dev (same database, only the query vector
 0.800 → 0.810, all@10 0.743 → 0.761, multi-hop all@10 0.289 → 0.324, message vectors alone 0.502 → 0.632.
 
 Only people known to the user's memory (live ``person`` entities, by name or alias) are removed, and never
-when nothing of the question would be left ("Melanie?" embeds as it is).
+when nothing of the question would be left ("Ines?" embeds as it is).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from retrieval.query import prepared_cursor
 
 _WORD = re.compile(r"\w+")
 _SPACES = re.compile(r"\s+")
-#: A possessive left behind by a removed name ("Melanie's kids" → "kids").
+#: A possessive left behind by a removed name ("Ines's kids" → "kids").
 _POSSESSIVE = r"(?:['’]s\b|['’](?!\w))?"
 
 PEOPLE_SQL = """
@@ -35,7 +35,7 @@ WHERE e.project_id = %s AND e.user_id = %s AND e.type = 'person' AND e.merged_in
 def people_named(project_id: uuid.UUID, user_id: str, grams: list[str]) -> list[str]:
     """Normalised names and aliases of the user's live person entities that are among the query's n-grams.
 
-    Names that are themselves possessive phrases ("caroline s dream", an extraction artefact) are left out:
+    Names that are themselves possessive phrases ("rosalind s dream", an extraction artefact) are left out:
     removing them would remove the topic too."""
     if not grams:
         return []

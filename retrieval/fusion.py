@@ -25,8 +25,8 @@ step returns new items and leaves its input as it was. Its parameters: ``retriev
    signal brings in the turns next to the best hits that no other signal found).
 4. An item scores the best of its messages (an item without stored messages keeps its vote).
 5. **Speaker.** An item spoken by (message) or about (memory) someone the query names scores
-   ×(1 + ``speaker_boost``): "what did Nate say after Joanna's setback" → Nate's reply, which only the
-   neighbour step found, still outranks Joanna's turns. (Boosting the votes before step 3 instead measured
+   ×(1 + ``speaker_boost``): "what did Nate say after Greta's setback" → Nate's reply, which only the
+   neighbour step found, still outranks Greta's turns. (Boosting the votes before step 3 instead measured
    frac@10 0.789 against 0.794 on locomo-dev.)
 6. :func:`dedupe` drops only repeats: a memory saying what a better one says, a message or passage
    whose messages better items carry (their ranks go to the item kept).

@@ -62,7 +62,7 @@ class MessageIn:
     role: Role
     content: str
     document_date: datetime  # aware UTC
-    name: str | None = None  # speaker name, e.g. "Caroline"
+    name: str | None = None  # speaker name, e.g. "Rosalind"
     caller_id: str | None = None  # the id the caller gave the message, if any
     time_mentions: tuple[TimeMention, ...] = ()
 
@@ -85,7 +85,7 @@ class Mention:
 @dataclass(frozen=True)
 class CandidateOut:
     claim: (
-        str  # standalone third-person sentence with dates resolved ("Caroline moved to Lisbon in May 2023.")
+        str  # standalone third-person sentence with dates resolved ("Rosalind moved to Lisbon in May 2023.")
     )
     kind: Kind
     subject: str  # "user" or the speaker / person the claim is about

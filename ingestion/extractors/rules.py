@@ -11,7 +11,7 @@ Choices:
 * Only ``user`` messages yield claims. Assistant, system and tool messages are never parsed (they are also
   the long ones, so this is most of the speed): what the assistant says about a car is not a memory about
   the user. A named ``user`` message is a person speaking (LoCoMo: two named friends), and claims are about
-  that person ("Caroline went to ...").
+  that person ("Rosalind went to ...").
 * "you" is the other participant: the other named speaker of the conversation (the previous different one
   when there are more than two), else "the assistant" when one is present.
 * Candidates are de-duplicated within the episode on (subject, predicate, object) and on claim text.

@@ -1,7 +1,7 @@
 """Rewrite first-person text into a standalone third-person claim with absolute dates.
 
-"I went to a support group yesterday" said by Caroline on 8 May 2023 becomes
-"Caroline went to a support group on 7 May 2023".
+"I went to a pottery class yesterday" said by Rosalind on 8 May 2023 becomes
+"Rosalind went to a pottery class on 7 May 2023".
 
 Choices:
 
@@ -115,7 +115,7 @@ class Speakers:
     """Who "I" and "you" are in one message."""
 
     subject: str  # CandidateOut.subject: USER_SUBJECT or the speaker's name
-    display: str  # how the speaker is written in claims ("User", "Caroline")
+    display: str  # how the speaker is written in claims ("User", "Rosalind")
     other: str | None = None  # how "you" is written, if known
     named: bool = False  # True for a named person (LoCoMo style), False for the anonymous user
 

@@ -11,8 +11,8 @@ existing memories), so only memories still missing one are embedded here. A memo
 from ``indexed_at`` on. Full-text vectors are generated columns and need nothing.
 
 A reply to a question is embedded with the start of that question before it (``QUESTION_CONTEXT_CHARS``):
-"Yep! It's about loss, identity, and connection." says what it is about only after "Is that your third
-screenplay?". On locomo-dev (``memhq_eval``, fresh ingests) frac@10 0.810-0.813 → 0.817, all@10
+"Yes! It's about memory, travel, and family." says what it is about only after "Is that your third
+novel?". On locomo-dev (``memhq_eval``, fresh ingests) frac@10 0.810-0.813 → 0.817, all@10
 0.758-0.761 → 0.766, multi-hop all@10 0.345-0.359 → 0.366, single-hop frac@10 0.880 → 0.887. Tried:
 300 characters (0.817, multi-hop 0.352), 80 (0.812 / 0.359), the question's last 150 characters
 (0.816 / 0.352), and the previous turn before every message, question or not (0.811, multi-hop 0.310: a
@@ -52,7 +52,7 @@ _ENDS_WITH_QUESTION: Final = re.compile(r"\?[\"'”’)]*\s*(?:\[[^\]]*\]\s*)*$"
 
 
 def message_text(message: EpisodeMessage) -> str:
-    """A message as ``<speaker>: <content>``: the speaker matters for "what did Caroline say about …"."""
+    """A message as ``<speaker>: <content>``: the speaker matters for "what did Rosalind say about …"."""
     speaker = message.name or message.role
     return f"{speaker}: {message.content}"
 

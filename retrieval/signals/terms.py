@@ -1,7 +1,7 @@
 """BM25-style keyword ranking in SQL: the query's terms weighted by their rarity within the user's data.
 
-Postgres's ``ts_rank_cd`` has no inverse document frequency: "Caroline" (in half of a conversation's
-messages, it is a speaker's name) counts as much as "LGBTQ". The ``terms`` CTE gives each query lexeme (the
+Postgres's ``ts_rank_cd`` has no inverse document frequency: "Rosalind" (in half of a conversation's
+messages, it is a speaker's name) counts as much as "pgvector". The ``terms`` CTE gives each query lexeme (the
 'english' configuration's stems, stop words dropped) a BM25 IDF, and the keyword signals score a candidate
 by the IDF of the terms it contains, with BM25's length normalisation (tf is taken as 1: chat turns and
 claims are short).

@@ -21,7 +21,7 @@ TEXTS = [
     "What food does the user like?",
     "Where does Ana live now?",
     "I moved to Lisbon last month.",
-    "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+    "Rosalind: I went to a pottery class yesterday and it was so calming.",
     "ok",
     "",
 ]

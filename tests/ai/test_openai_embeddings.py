@@ -16,7 +16,7 @@ from tests.fakes.openai_server import DEFAULT_EMBEDDING_DIM, FakeOpenAIServer, f
 fake_openai = fixtures.fake_openai  # the shared fixture, imported explicitly
 
 MODEL = "test-embedding-model"
-TEXTS = ["Caroline moved to Lisbon.", "Mark likes jazz.", "Caroline lives in Lisbon now.", "tram 28", "hi"]
+TEXTS = ["Rosalind moved to Lisbon.", "Mark likes jazz.", "Rosalind lives in Lisbon now.", "tram 28", "hi"]
 
 
 @pytest.fixture(autouse=True)

@@ -55,7 +55,7 @@ def test_add_with_every_optional_field(api: APIClient) -> None:
         thread_id="t-1",
         metadata={"source": "test"},
         messages=[
-            {"role": "user", "content": "hi", "name": "Caroline", "timestamp": "2023-05-08T13:56:00+02:00"}
+            {"role": "user", "content": "hi", "name": "Rosalind", "timestamp": "2023-05-08T13:56:00+02:00"}
         ],
     )
     response = post(api, payload)

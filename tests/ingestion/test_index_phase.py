@@ -17,10 +17,10 @@ def message(content: str, name: str = "Nate", role: str = "user") -> EpisodeMess
 
 
 def test_a_reply_to_a_question_is_embedded_after_it() -> None:
-    question = message("Wow, is that your third screenplay?", name="Nate")
-    reply = message("Yep! It's about loss, identity, and connection.", name="Joanna")
+    question = message("Wow, is that your third novel?", name="Nate")
+    reply = message("Yes! It's about memory, travel, and family.", name="Greta")
     assert embedded_text(reply, question) == (
-        "Nate: Wow, is that your third screenplay?\nJoanna: Yep! It's about loss, identity, and connection."
+        "Nate: Wow, is that your third novel?\nGreta: Yes! It's about memory, travel, and family."
     )
 
 
@@ -51,8 +51,8 @@ def test_only_the_start_of_a_long_question_is_kept() -> None:
 
 def test_the_phase_stores_the_contextual_vectors_and_plain_full_text(project: Project) -> None:
     turns = [
-        {"role": "user", "name": "Nate", "content": "Is that your third screenplay?"},
-        {"role": "user", "name": "Joanna", "content": "Yep! It's about loss and identity."},
+        {"role": "user", "name": "Nate", "content": "Is that your third novel?"},
+        {"role": "user", "name": "Greta", "content": "Yes! It's about memory and travel."},
         {"role": "user", "name": "Nate", "content": "Sounds deep."},
     ]
     episode = run_tasks(make_episode(project, turns))
@@ -60,13 +60,13 @@ def test_the_phase_stores_the_contextual_vectors_and_plain_full_text(project: Pr
     rows = list(EpisodeMessage.objects.filter(episode=episode).order_by("index"))
     expected = get_embedder().embed(
         [
-            "Nate: Is that your third screenplay?",
-            "Nate: Is that your third screenplay?\nJoanna: Yep! It's about loss and identity.",
+            "Nate: Is that your third novel?",
+            "Nate: Is that your third novel?\nGreta: Yes! It's about memory and travel.",
             "Nate: Sounds deep.",  # after a statement: alone
         ]
     )
     for row, vector in zip(rows, expected, strict=True):
         assert np.allclose(np.asarray(row.embedding), vector, atol=1e-5)
-    assert rows[1].content == "Yep! It's about loss and identity."
-    found = EpisodeMessage.objects.filter(episode=episode, search_vector="screenplay").count()
+    assert rows[1].content == "Yes! It's about memory and travel."
+    found = EpisodeMessage.objects.filter(episode=episode, search_vector="novel").count()
     assert found == 1  # full text is the message alone: the reply does not match its question's words

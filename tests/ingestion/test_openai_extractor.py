@@ -21,7 +21,7 @@ fake_openai = fixtures.fake_openai  # the shared fixture, imported explicitly
 MODEL = "extract-model"
 DAY = datetime(2024, 3, 12, 18, 30, tzinfo=UTC)
 CONTENTS = [
-    "Hi, I'm Caroline. I moved to Lisbon yesterday with my husband Mark.",
+    "Hi, I'm Rosalind. I moved to Lisbon yesterday with my husband Mark.",
     "Welcome! Lisbon has 300 sunny days a year.",
     "I love the tram 28, and I work at Spotify now.",
 ]
@@ -38,13 +38,13 @@ EPISODE = EpisodeIn(
         MessageIn(
             index=0,
             role="user",
-            name="Caroline",
+            name="Rosalind",
             content=CONTENTS[0],
             document_date=DAY,
             time_mentions=(YESTERDAY,),
         ),
         MessageIn(index=1, role="assistant", content=CONTENTS[1], document_date=DAY),
-        MessageIn(index=2, role="user", name="Caroline", content=CONTENTS[2], document_date=DAY),
+        MessageIn(index=2, role="user", name="Rosalind", content=CONTENTS[2], document_date=DAY),
     ),
     received_at=DAY,
 )
@@ -54,13 +54,13 @@ def _candidate(**overrides: Any) -> dict[str, Any]:
     candidate = {
         "source_message_indexes": [0],
         "span_text": "I moved to Lisbon yesterday",
-        "claim": "Caroline moved to Lisbon on 2024-03-11.",
+        "claim": "Rosalind moved to Lisbon on 2024-03-11.",
         "kind": "event",
-        "subject": "Caroline",
+        "subject": "Rosalind",
         "predicate": "moved_to",
         "object": "Lisbon",
         "mentions": [
-            {"name": "Caroline", "type": "person", "role": "subject"},
+            {"name": "Rosalind", "type": "person", "role": "subject"},
             {"name": "Lisbon", "type": "location", "role": "object"},
         ],
         "valid_from": "2024-03-11",
@@ -73,8 +73,8 @@ def _candidate(**overrides: Any) -> dict[str, Any]:
 
 def _answer(*candidates: dict[str, Any]) -> dict[str, Any]:
     return {
-        "summary": " Caroline moved to Lisbon. ",
-        "key_learnings": ["Caroline lives in Lisbon.", " "],
+        "summary": " Rosalind moved to Lisbon. ",
+        "key_learnings": ["Rosalind lives in Lisbon.", " "],
         "candidates": list(candidates),
     }
 
@@ -102,23 +102,23 @@ def test_answer_is_mapped_into_candidates(fake_openai: FakeOpenAIServer) -> None
     result = _extractor(fake_openai).extract(EPISODE)
 
     [candidate] = result.candidates
-    assert candidate.claim == "Caroline moved to Lisbon on 2024-03-11."
+    assert candidate.claim == "Rosalind moved to Lisbon on 2024-03-11."
     assert (candidate.kind, candidate.subject, candidate.predicate, candidate.object) == (
         "event",
-        "Caroline",
+        "Rosalind",
         "lives_in",  # "moved_to" folded onto the canonical predicate
         "Lisbon",
     )
     assert [(m.name, m.type, m.role) for m in candidate.mentions] == [
-        ("Caroline", "person", "subject"),
+        ("Rosalind", "person", "subject"),
         ("Lisbon", "location", "object"),
     ]
     assert candidate.source_message_indexes == (0,)
     assert _span(candidate) == "I moved to Lisbon yesterday"
     assert candidate.valid_from == datetime(2024, 3, 11, tzinfo=UTC)
     assert (candidate.confidence, candidate.importance) == (0.9, 0.8)
-    assert result.summary == "Caroline moved to Lisbon."
-    assert result.key_learnings == ["Caroline lives in Lisbon."]
+    assert result.summary == "Rosalind moved to Lisbon."
+    assert result.key_learnings == ["Rosalind lives in Lisbon."]
 
 
 def test_one_llm_call_and_its_token_usage_are_recorded(fake_openai: FakeOpenAIServer) -> None:
@@ -145,7 +145,7 @@ def test_request_uses_the_json_schema_format_the_model_and_the_rendered_episode(
     candidate_schema = body["response_format"]["json_schema"]["schema"]["$defs"]["ExtractedCandidate"]
     assert candidate_schema["properties"]["kind"]["enum"] == list(KINDS)
     transcript = body["messages"][-1]["content"]
-    assert f"[0] Caroline (user) · Tuesday 2024-03-12: {CONTENTS[0]}" in transcript
+    assert f"[0] Rosalind (user) · Tuesday 2024-03-12: {CONTENTS[0]}" in transcript
     assert f"[1] assistant · Tuesday 2024-03-12: {CONTENTS[1]}" in transcript
     assert '"yesterday" = 2024-03-11 (day)' in transcript
 
@@ -226,7 +226,7 @@ def test_named_assistant_speaker_is_kept(fake_openai: FakeOpenAIServer) -> None:
     episode = EpisodeIn(
         messages=(
             MessageIn(
-                index=0, role="assistant", name="Melanie", document_date=DAY, content="I paint landscapes."
+                index=0, role="assistant", name="Ines", document_date=DAY, content="I paint landscapes."
             ),
         ),
         received_at=DAY,
@@ -279,7 +279,7 @@ def test_build_messages_puts_system_prompt_then_worked_examples_then_the_episode
     assert messages[0]["content"] == SYSTEM_PROMPT
     assert "[3] assistant · Monday 2024-05-06: The Toyota Corolla Hybrid" in messages[1]["content"]
     assert "[2] Priya (user)" in messages[3]["content"]
-    assert "Caroline (user)" in messages[-1]["content"]
+    assert "Rosalind (user)" in messages[-1]["content"]
 
 
 def test_worked_examples_map_cleanly_with_spans_found_and_assistant_facts_left_out() -> None:

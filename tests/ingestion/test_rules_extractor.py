@@ -146,7 +146,7 @@ def test_is_question(text: str, expected: bool) -> None:
         ("ok bye, talk soon", True),
         ("I agree.", True),
         ("I love it!", True),
-        ("Thanks, Melanie!", True),
+        ("Thanks, Ines!", True),
         ("I don't know", True),
         ("I live in Berlin.", False),
         ("Thanks, I moved to Lisbon.", False),
@@ -154,7 +154,7 @@ def test_is_question(text: str, expected: bool) -> None:
     ],
 )
 def test_is_chatter(text: str, expected: bool) -> None:
-    assert is_chatter(text, names=["Melanie"]) is expected
+    assert is_chatter(text, names=["Ines"]) is expected
 
 
 def test_questions_chatter_and_fragments_yield_nothing() -> None:

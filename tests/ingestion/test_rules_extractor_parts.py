@@ -41,20 +41,20 @@ def test_third_person(verb: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("I'm sure my sister loves our dog.", "Caroline is sure Caroline's sister loves Caroline's dog."),
-        ("I don't like it when you cancel.", "Caroline doesn't like it when Melanie cancels."),
-        ("We were in Rome and I've been to Milan.", "Caroline was in Rome and Caroline has been to Milan."),
-        ("I'd love to see your paintings.", "Caroline would love to see Melanie's paintings."),
+        ("I'm sure my sister loves our dog.", "Rosalind is sure Rosalind's sister loves Rosalind's dog."),
+        ("I don't like it when you cancel.", "Rosalind doesn't like it when Ines cancels."),
+        ("We were in Rome and I've been to Milan.", "Rosalind was in Rome and Rosalind has been to Milan."),
+        ("I'd love to see your paintings.", "Rosalind would love to see Ines's paintings."),
         # "we both": the speaker and someone the text does not name; the claim is about the speaker alone
-        ("We both love helping others.", "Caroline loves helping others."),
-        ("We're both on the same team.", "Caroline is on the same team."),
-        ("We both helped with the painting.", "Caroline helped with the painting."),
-        ("We love both of them.", "Caroline loves both of them."),
+        ("We both love helping others.", "Rosalind loves helping others."),
+        ("We're both on the same team.", "Rosalind is on the same team."),
+        ("We both helped with the painting.", "Rosalind helped with the painting."),
+        ("We love both of them.", "Rosalind loves both of them."),
     ],
 )
 def test_pronouns_are_rewritten_to_the_speaker_and_the_other_person(text: str, expected: str) -> None:
     doc = get_nlp()(text)
-    renderer = Renderer(doc, Speakers.for_message("Caroline", other="Melanie"))
+    renderer = Renderer(doc, Speakers.for_message("Rosalind", other="Ines"))
     assert renderer.render(list(doc)) == expected
 
 

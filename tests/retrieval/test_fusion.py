@@ -80,9 +80,9 @@ def test_the_speaker_the_query_names_gets_the_boost() -> None:
 
 
 def test_the_named_speakers_reply_found_only_as_a_neighbour_outranks_the_other_speakers_turns() -> None:
-    setback = message("s", "e:4", speaker="Joanna")
+    setback = message("s", "e:4", speaker="Greta")
     reply = message("r", "e:5", speaker="Nate")
-    other = message("o", "e:9", speaker="Joanna")
+    other = message("o", "e:9", speaker="Greta")
     hits = [
         Hit("message_keyword", "s", 3.0, rank=1),
         Hit("message_keyword", "o", 2.0, rank=2),
