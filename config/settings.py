@@ -176,6 +176,8 @@ MEMHQ_RATE_LIMIT_REDIS_URL = env_str("MEMHQ_RATE_LIMIT_REDIS_URL", "") or REDIS_
 MEMHQ_RATE_LIMIT_TIMEOUT_S = env_float("MEMHQ_RATE_LIMIT_TIMEOUT_S", 0.1)
 MEMHQ_RATE_LIMIT_BACKOFF_S = env_float("MEMHQ_RATE_LIMIT_BACKOFF_S", 1.0)
 CELERY_BROKER_URL = _redis_url.url or f"redis+socket://{_NO_REDIS}"
+# kombu's Redis transport with late acks after a lost connection dropped, not fatal (config/broker.py).
+CELERY_BROKER_TRANSPORT = "config.broker:Transport" if CELERY_BROKER_URL.startswith("redis://") else None
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL  # only tasks that ask for a result (none of the pipeline's) use it
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = env_float("CELERY_BROKER_CONNECTION_TIMEOUT", 2.0)

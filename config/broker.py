@@ -1,0 +1,55 @@
+"""kombu's Redis transport, with one fix: an ack that comes after its connection was lost is dropped.
+
+When Redis goes away, the worker's consumer closes its connection, which puts every unacknowledged message
+back in its queue ("Restoring N unacknowledged message(s)") and detaches the transport from its client
+(``transport.client = None``). A task that was running then finishes and Celery acks its message on the old
+channel; kombu 5.7's Redis QoS builds a new client from ``transport.client`` and raises ``AttributeError:
+'NoneType' object has no attribute 'hostname'`` (``kombu/transport/redis.py: _connparams``). The error is
+not one of the connection errors Celery's ``ack_log_error`` catches, so it escapes the event loop and the
+worker stops with "Unrecoverable error" (seen under the fault suite's broker restarts, 1 run in ~10).
+
+Dropping that ack is right for at-least-once delivery: the message was restored to its queue when the
+connection closed, or, when Redis was already gone, it stays in kombu's unacked index and is restored after
+the visibility timeout (a Redis that died without persistence lost it; the outbox sweep publishes the
+episode again). Either way the next delivery finds the phase done (``ingestion/claims.py``). A reject is
+dropped the same way. Selected in ``config/settings.py`` (``CELERY_BROKER_TRANSPORT``) for ``redis://``
+brokers; tested in ``tests/faults/test_late_ack.py``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from kombu.transport import redis
+
+logger = logging.getLogger(__name__)
+
+
+class QoS(redis.QoS):
+    def _detached(self, delivery_tag: str, action: str) -> bool:
+        transport = self.channel.connection  # None once the channel is closed
+        if transport is not None and transport.client is not None:
+            return False
+        logger.warning(
+            "broker connection lost before the %s of %s: dropped, the message will be delivered again",
+            action,
+            delivery_tag,
+        )
+        self._delivered.pop(delivery_tag, None)
+        return True
+
+    def ack(self, delivery_tag: str) -> None:
+        if not self._detached(delivery_tag, "ack"):
+            super().ack(delivery_tag)
+
+    def reject(self, delivery_tag: str, requeue: bool = False) -> None:
+        if not self._detached(delivery_tag, "reject"):
+            super().reject(delivery_tag, requeue=requeue)
+
+
+class Channel(redis.Channel):
+    QoS = QoS
+
+
+class Transport(redis.Transport):
+    Channel = Channel
