@@ -72,6 +72,12 @@ class RetrievalConfig:
         "Votes for what the assistant said (a message or passage of role assistant) count this much: what "
         "the user said is usually the memory, what the assistant said the context around it.",
     )
+    filler_weight: float = _why(
+        0.0,
+        "Votes and score of a filler turn (ingestion.filler: chatter, an assistant's empty question back) "
+        "count this much; 0 leaves them out of recall. Filler is embedded and indexed like any turn, so "
+        "this is measured on one ingest.",
+    )
     neighbour_seeds: int = _why(20, "How many of the best messages lend a share to their neighbours.")
     embed_without_people: bool = _why(
         True,

@@ -5,7 +5,8 @@ step returns new items and leaves its input as it was. Its parameters: ``retriev
    over the signal's hits (a cosine and a BM25 score become comparable; the best hit 1, the worst 0), and
    its rank, as in Reciprocal Rank Fusion, scaled so rank 1 is 1 too: ``(rrf_k + 1) / (rrf_k + rank)``.
    ``score_share`` of the first plus the rest of the second, times the signal's weight; an item's vote is
-   the sum over the signals that found it, times ``assistant_weight`` for an assistant's turn.
+   the sum over the signals that found it, times ``assistant_weight`` for an assistant's turn and
+   ``filler_weight`` for a filler turn (at 0 recall leaves filler turns out altogether).
    ``score_share = 0`` is weighted RRF. Measured on locomo-dev
    (``memhq_eval --signals`` scores the variants side by side), frac@10 / multi-hop all@10: scores alone
    0.795 / 0.275, RRF k = 60 0.774 / 0.310, RRF k = 10 0.789 / 0.310, the even blend with k = 10
@@ -108,11 +109,14 @@ def vote(items: Mapping[str, Item], hits: Sequence[Hit], config: RetrievalConfig
     """Step 1: every item with its own ``vote``."""
     votes = _votes(hits, config)
     return {
-        key: replace(
-            item, vote=votes.get(key, 0.0) * (config.assistant_weight if item.role == "assistant" else 1.0)
-        )
+        key: replace(item, vote=votes.get(key, 0.0) * _turn_weight(item, config))
         for key, item in items.items()
     }
+
+
+def _turn_weight(item: Item, config: RetrievalConfig) -> float:
+    weight = config.assistant_weight if item.role == "assistant" else 1.0
+    return weight * config.filler_weight if item.filler else weight
 
 
 def spread(items: Mapping[str, Item], query: str, config: RetrievalConfig) -> dict[str, Item]:

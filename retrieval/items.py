@@ -21,6 +21,7 @@ class Item:
     text: str
     anchor: str  # what the context groups the item under (a memory's subject entity, a message's speaker)
     role: str | None = None  # a message's or passage's role (user, assistant, ...)
+    filler: bool = False  # a message marked as chatter or an empty question back (ingestion.filler)
     kind: str | None = None
     status: str | None = None
     valid_from: datetime | None = None
@@ -76,6 +77,7 @@ def _stored_message(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "anchor": row["msg_speaker"] or "",
         "role": role_of(row),
+        "filler": bool(row.get("msg_filler")),
         "when": row["msg_date"],
         "episode_ids": [str(row["msg_episode_id"])],
         "message_ids": [row["msg_caller_id"]] if row["msg_caller_id"] else [],

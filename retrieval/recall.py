@@ -129,7 +129,8 @@ def assemble(
     candidates = {
         key: item
         for key, item in voted.items()
-        if kinds is None or (item.type == "memory" and item.kind in kinds)
+        if (kinds is None or (item.type == "memory" and item.kind in kinds))
+        and not (item.filler and config.filler_weight <= 0)
     }
     scored = spread(rerank(candidates, as_of, config), query_text, config)
     best = relevant(dedupe(ordered(list(scored.values()))), config.min_relative_score)

@@ -1,8 +1,9 @@
 """Phase 6 — embed the episode's messages, passages and summary (batched) and make its memories visible to
 recall.
 
-Filler turns (``ingestion.filler``: chatter, an assistant's empty question back) are marked and not
-embedded: recall never spends a slot on them. A long message is also cut into passages
+Filler turns (``ingestion.filler``: chatter, an assistant's empty question back) are marked, and embedded
+like any turn: how much recall lets them count is a ranking choice (``RetrievalConfig.filler_weight``),
+tunable on one ingest. A long message is also cut into passages
 (``ingestion.passages``), each embedded on its own; the message's own vector is its first passage's (the
 embedder reads only a text's first 256 tokens anyway), so a long message costs no extra embedding.
 
@@ -110,7 +111,7 @@ def compute(episode: Episode) -> Embedded:
     names = tuple({m.name for m in messages if m.name})
     for message in messages:
         message.filler = is_filler(message.role, message.content, names)
-    searched = [(m, messages[i - 1] if i else None) for i, m in enumerate(messages) if not m.filler]
+    searched = [(m, messages[i - 1] if i else None) for i, m in enumerate(messages)]
     parts = [part for m, previous in searched for part in passages_of(m, previous)]
     whole = [(m, previous) for m, previous in searched if not m.passage_count]
     texts = [embedded_text(m, previous) for m, previous in whole]

@@ -1,7 +1,7 @@
 """Raw conversation: vector kNN and BM25 full-text over episode messages, and full-text over the messages of
 episodes not persisted yet (read-your-writes: what the user said a second ago is never invisible).
 
-Filler turns (``ingestion.filler``) are not searched: they have no embedding, and full text skips them."""
+Filler turns (``ingestion.filler``) are searched like any turn; fusion weighs them (``filler_weight``)."""
 
 from __future__ import annotations
 
@@ -26,8 +26,7 @@ def build_vector(limit: int = SIGNAL_LIMIT) -> SignalSQL:
 
 
 def build_keyword(limit: int = SIGNAL_LIMIT) -> SignalSQL:
-    where = f"{USER_MESSAGE} AND NOT msg.filler"
-    ranked = bm25_select(table="memhq_episodemessage msg", alias="msg", where=where, corpus="msg")
+    ranked = bm25_select(table="memhq_episodemessage msg", alias="msg", where=USER_MESSAGE, corpus="msg")
     inner = f"SELECT r.id, r.score FROM ({ranked}) AS r ORDER BY r.score DESC, r.id DESC LIMIT {limit}"
     return SignalSQL(KEYWORD, hits_select(KEYWORD, inner, message_id="id", score="score"))
 

@@ -54,7 +54,7 @@ def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
         ) AS s
         CROSS JOIN unnest(ARRAY[{offsets}]) WITH ORDINALITY AS o(step, preference)
         JOIN memhq_episodemessage nb ON nb.episode_id = s.episode_id AND nb.index = s.idx + o.step
-        WHERE (nb.document_date IS NULL OR nb.document_date <= (SELECT as_of FROM q)) AND NOT nb.filler
+        WHERE (nb.document_date IS NULL OR nb.document_date <= (SELECT as_of FROM q))
         ORDER BY s.best, o.preference, nb.id
         LIMIT {limit}
     """

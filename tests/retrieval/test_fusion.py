@@ -198,3 +198,14 @@ def test_a_message_and_its_passages_count_once_with_the_best_vote() -> None:
     scored, _ = fused([whole, part, other], hits, settings=replace(SETTINGS, neighbour_weights={}))
     assert scored["p"].vote == pytest.approx(0.5) and scored["m"].vote == pytest.approx(1.0)
     assert scored["m"].score == scored["p"].score == pytest.approx(scored["o"].score)
+
+
+def test_a_filler_turn_votes_filler_weight_of_its_vote() -> None:
+    fact, chatter = message("fact", "e:1"), replace(message("chat", "e:2", "assistant"), filler=True)
+    hits = [Hit("message_keyword", "fact", 2.0), Hit("message_keyword", "chat", 2.0)]
+    half = replace(SETTINGS, filler_weight=0.5)
+    scored, _ = fused([fact, chatter], hits, settings=half)
+    plain, _ = fused([fact, replace(chatter, filler=False)], hits, settings=half)
+    assert scored["chat"].vote == pytest.approx(0.5 * plain["chat"].vote)
+    lent = 0.4 * plain["fact"].vote  # the fact's share to its next turn is the same
+    assert scored["chat"].score == pytest.approx(scored["chat"].vote + lent)
