@@ -7,13 +7,18 @@
   (years 1000–8999): far enough from the calendar's ends that resolving "next year" or "in two weeks"
   against them never overflows.
 
+- User ids are Unicode-normalised to NFC (``user_id``): "josé" typed as one code point or as "e" and a
+  combining accent is one user. NFC because it is what keyboards and most systems produce, and it never
+  changes a string made of composed characters (ASCII ids are untouched).
+
 DRF's ``CharField`` already refuses NUL and surrogates; ``/add`` validates with pydantic, which uses
-these functions.
+these functions. ``memhq.api.serializers.UserIdField`` applies ``user_id`` to every other endpoint.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,6 +33,11 @@ def check_text(value: str) -> str:
     if UNSTORABLE.search(value):
         raise ValueError("Must not contain NUL characters or unpaired surrogates.")
     return value
+
+
+def user_id(value: str) -> str:
+    """A user id as stored and compared: storable, and NFC."""
+    return unicodedata.normalize("NFC", check_text(value))
 
 
 def check_json(value: Any) -> Any:

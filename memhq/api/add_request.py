@@ -14,6 +14,7 @@ from typing import Any, Literal
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from memhq import text_rules
 from memhq.api.serializers import MAX_ID_CHARS, MAX_NAME_CHARS
 from memhq.text_rules import check_json, check_text, check_timestamp
 
@@ -61,7 +62,8 @@ class AddRequest(BaseModel):
     metadata: dict[str, Any] | None = None
 
     _timestamp = field_validator("timestamp")(_iso_timestamp)
-    _texts = field_validator("user_id", "thread_id")(_text)
+    _texts = field_validator("thread_id")(_text)
+    _user_id = field_validator("user_id")(text_rules.user_id)
 
     @field_validator("messages")
     @classmethod

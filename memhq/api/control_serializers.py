@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from rest_framework import serializers
 
 from memhq.api.memory_serializers import EvidenceSerializer, MemoryDetailSerializer, MemorySerializer
-from memhq.api.serializers import StrictSerializer
+from memhq.api.serializers import StrictSerializer, UserIdField
 from memhq.models import Batch, BatchKind, JournalEntry, MemoryKind, MemoryStatus
 
 MAX_TEXT_CHARS = 4000
@@ -24,7 +23,7 @@ def _importance() -> serializers.FloatField:
 class MemoryCreateSerializer(StrictSerializer):
     """``POST /memories``: a memory the user states (``origin=user``)."""
 
-    user_id = serializers.CharField(max_length=settings.MEMHQ_MAX_USER_ID_CHARS)
+    user_id = UserIdField()
     text = serializers.CharField(max_length=MAX_TEXT_CHARS)
     kind = serializers.ChoiceField(choices=MemoryKind.choices)
     subject = serializers.CharField(required=False, max_length=MAX_SUBJECT_CHARS)
@@ -97,7 +96,7 @@ class MemoryHistorySerializer(serializers.Serializer):
 
 
 class GraphQuerySerializer(StrictSerializer):
-    user_id = serializers.CharField(max_length=settings.MEMHQ_MAX_USER_ID_CHARS)
+    user_id = UserIdField()
     as_of = serializers.DateTimeField(required=False)
 
 
@@ -109,7 +108,7 @@ class GraphSerializer(serializers.Serializer):
 
 
 class BatchListQuerySerializer(StrictSerializer):
-    user_id = serializers.CharField(required=False, max_length=settings.MEMHQ_MAX_USER_ID_CHARS)
+    user_id = UserIdField(required=False)
     kind = serializers.ChoiceField(required=False, choices=BatchKind.choices)
     cursor = serializers.CharField(required=False)
     page_size = serializers.IntegerField(required=False, min_value=1, max_value=200)

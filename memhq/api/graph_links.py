@@ -11,15 +11,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memhq.api.auth import project_of
-from memhq.api.serializers import StrictSerializer
+from memhq.api.serializers import JsonIntegerField, StrictSerializer, UserIdField
 from memhq.ops.graph_links import link_sign
 
 MIN_TTL_S = 10
 
 
 class GraphLinkRequestSerializer(StrictSerializer):
-    user_id = serializers.CharField(max_length=settings.MEMHQ_MAX_USER_ID_CHARS)
-    ttl_s = serializers.IntegerField(
+    user_id = UserIdField()
+    ttl_s = JsonIntegerField(
         required=False, min_value=MIN_TTL_S, max_value=settings.MEMHQ_GRAPH_LINK_MAX_TTL_S
     )
 

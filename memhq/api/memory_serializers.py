@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from rest_framework import serializers
 
-from memhq.api.serializers import StrictSerializer
+from memhq.api.serializers import StrictSerializer, UserIdField
 from memhq.models import Entity, Evidence, Memory, MemoryStatus
 
 STATUS_FILTERS = [MemoryStatus.ACTIVE, MemoryStatus.SUPERSEDED, MemoryStatus.DISABLED]
@@ -67,7 +66,7 @@ class MemoryDetailSerializer(MemorySerializer):
 
 
 class MemoryListQuerySerializer(StrictSerializer):
-    user_id = serializers.CharField(max_length=settings.MEMHQ_MAX_USER_ID_CHARS)
+    user_id = UserIdField()
     status = serializers.ChoiceField(required=False, choices=STATUS_FILTERS)
     as_of = serializers.DateTimeField(required=False)
     cursor = serializers.CharField(required=False)
@@ -91,7 +90,7 @@ class EntityDetailSerializer(EntitySerializer):
 
 
 class EntityListQuerySerializer(StrictSerializer):
-    user_id = serializers.CharField(max_length=settings.MEMHQ_MAX_USER_ID_CHARS)
+    user_id = UserIdField()
     type = serializers.CharField(required=False, max_length=20)
     cursor = serializers.CharField(required=False)
     page_size = serializers.IntegerField(required=False, min_value=1, max_value=200)

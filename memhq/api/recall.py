@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -10,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memhq.api.auth import project_of
-from memhq.api.serializers import StrictSerializer
+from memhq.api.serializers import JsonBooleanField, JsonIntegerField, StrictSerializer, UserIdField
 from memhq.models import MemoryKind
 from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, MAX_LIMIT, recall
 
@@ -22,14 +21,14 @@ MAX_MAX_TOKENS = 32000
 class RecallRequestSerializer(StrictSerializer):
     """An unknown user is not an error: the answer is simply empty."""
 
-    user_id = serializers.CharField(max_length=settings.MEMHQ_MAX_USER_ID_CHARS)
+    user_id = UserIdField()
     query = serializers.CharField(max_length=MAX_QUERY_CHARS)
-    limit = serializers.IntegerField(required=False, min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT)
-    max_tokens = serializers.IntegerField(
+    limit = JsonIntegerField(required=False, min_value=1, max_value=MAX_LIMIT, default=DEFAULT_LIMIT)
+    max_tokens = JsonIntegerField(
         required=False, min_value=MIN_MAX_TOKENS, max_value=MAX_MAX_TOKENS, default=DEFAULT_MAX_TOKENS
     )
     as_of = serializers.DateTimeField(required=False)
-    include_history = serializers.BooleanField(required=False, default=False)
+    include_history = JsonBooleanField(required=False, default=False)
     kinds = serializers.ListField(
         child=serializers.ChoiceField(choices=MemoryKind.choices), required=False, allow_empty=False
     )

@@ -7,11 +7,41 @@ from typing import Any
 from django.conf import settings
 from rest_framework import serializers
 
+from memhq import text_rules
 from memhq.models import Episode, EpisodePhase, EpisodeStatus
 
 ROLES = ("user", "assistant", "system", "tool")
 MAX_NAME_CHARS = 200
 MAX_ID_CHARS = 200
+
+
+class UserIdField(serializers.CharField):
+    """A ``user_id``: at most ``MEMHQ_MAX_USER_ID_CHARS``, Unicode-normalised to NFC (memhq/text_rules.py)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("max_length", settings.MEMHQ_MAX_USER_ID_CHARS)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        return text_rules.user_id(super().to_internal_value(data))
+
+
+class JsonIntegerField(serializers.IntegerField):
+    """An integer in a JSON body is a JSON number: ``"5"`` and ``true`` are errors, as they are on /add."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        return int(super().to_internal_value(data))
+
+
+class JsonBooleanField(serializers.BooleanField):
+    """A boolean in a JSON body is ``true`` or ``false``, not ``"yes"`` or ``1``."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
 
 
 class StrictSerializer(serializers.Serializer):
@@ -86,7 +116,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
 
 
 class EpisodeListQuerySerializer(StrictSerializer):
-    user_id = serializers.CharField(required=False, max_length=settings.MEMHQ_MAX_USER_ID_CHARS)
+    user_id = UserIdField(required=False)
     status = serializers.ChoiceField(required=False, choices=EpisodeStatus.choices)
     cursor = serializers.CharField(required=False)
     page_size = serializers.IntegerField(required=False, min_value=1, max_value=200)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.core.validators import RegexValidator
 from rest_framework import serializers
 
 from memhq.api.recall import RecallRequestSerializer, RecallResponseSerializer
-from memhq.api.serializers import MAX_ID_CHARS, StrictSerializer
+from memhq.api.serializers import MAX_ID_CHARS, JsonBooleanField, StrictSerializer, UserIdField
 from memhq.models import Thread, ThreadStatus
 from retrieval.prepare import DEFAULT_MESSAGE_LIMIT, MAX_MESSAGE_LIMIT
 
@@ -16,11 +15,11 @@ THREAD_ID_VALIDATOR = RegexValidator(r"^[^/\s]+$", "A thread_id may not contain 
 
 
 class ThreadCreateSerializer(StrictSerializer):
-    user_id = serializers.CharField(max_length=settings.MEMHQ_MAX_USER_ID_CHARS)
+    user_id = UserIdField()
     thread_id = serializers.CharField(
         required=False, max_length=MAX_ID_CHARS, validators=[THREAD_ID_VALIDATOR]
     )
-    temporary = serializers.BooleanField(required=False, default=False)
+    temporary = JsonBooleanField(required=False, default=False)
 
 
 class ThreadSerializer(serializers.ModelSerializer):
@@ -64,7 +63,7 @@ class ThreadEndSerializer(ThreadSerializer):
 
 
 class ThreadListQuerySerializer(StrictSerializer):
-    user_id = serializers.CharField(required=False, max_length=settings.MEMHQ_MAX_USER_ID_CHARS)
+    user_id = UserIdField(required=False)
     status = serializers.ChoiceField(required=False, choices=ThreadStatus.choices)
     cursor = serializers.CharField(required=False)
     page_size = serializers.IntegerField(required=False, min_value=1, max_value=200)

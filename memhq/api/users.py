@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions
 from rest_framework.request import Request
@@ -12,6 +11,7 @@ from rest_framework.views import APIView
 from memhq.api.actors import actor_of
 from memhq.api.auth import project_of
 from memhq.api.control_serializers import ErasureReceiptSerializer
+from memhq.api.serializers import UserIdField
 from memhq.services.erasure import user_erase
 
 
@@ -20,10 +20,9 @@ class UserErasureView(APIView):
     def delete(self, request: Request, user_id: str) -> Response:
         """An unknown user is not an error: nothing to remove, and the receipt says so (idempotent).
         Another erasure of the same user still running → 409 (``ErasureInProgress``)."""
-        if len(user_id) > settings.MEMHQ_MAX_USER_ID_CHARS:
-            limit = settings.MEMHQ_MAX_USER_ID_CHARS
-            raise exceptions.ValidationError(
-                {"user_id": [f"Ensure this field has no more than {limit} characters."]}
-            )
+        try:
+            user_id = UserIdField().run_validation(user_id)
+        except exceptions.ValidationError as error:
+            raise exceptions.ValidationError({"user_id": error.detail}) from error
         erasure = user_erase(project=project_of(request), user_id=user_id, actor=actor_of(request))
         return Response(ErasureReceiptSerializer(erasure).data)

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.validators import URLValidator
 from rest_framework import serializers
 
-from memhq.api.serializers import StrictSerializer
+from memhq.api.serializers import JsonBooleanField, StrictSerializer
 from memhq.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint
 from memhq.models.webhooks import EVENT_TYPES
 
@@ -37,14 +37,14 @@ class EndpointCreateSerializer(StrictSerializer):
     description = serializers.CharField(
         required=False, allow_blank=True, max_length=MAX_DESCRIPTION_CHARS, default=""
     )
-    active = serializers.BooleanField(required=False, default=True)
+    active = JsonBooleanField(required=False, default=True)
 
 
 class EndpointUpdateSerializer(StrictSerializer):
     url = url_field(required=False)
     event_types = event_types_field(required=False)
     description = serializers.CharField(required=False, allow_blank=True, max_length=MAX_DESCRIPTION_CHARS)
-    active = serializers.BooleanField(required=False)
+    active = JsonBooleanField(required=False)
 
 
 class EndpointSerializer(serializers.ModelSerializer):
