@@ -58,7 +58,15 @@ def gunicorn_url(django_db_setup: None, tmp_path_factory: pytest.TempPathFactory
     """The Procfile's gunicorn (one worker) on a free port, reading the test database, for the session."""
     port = free_port()
     log = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
-    args = ["config.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", "1"]
+    args = [
+        "-c",
+        "config/gunicorn.conf.py",
+        "config.wsgi:application",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        "1",
+    ]
     args += ["--worker-class", "gthread", "--threads", "4", "--no-control-socket", "--graceful-timeout", "1"]
     with log.open("wb") as out:
         process = subprocess.Popen(
