@@ -161,6 +161,18 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
+    # 3.1: the /add body's JSON schema (pydantic) says "null" as a type, which 3.0 cannot.
+    "OAS_VERSION": "3.1.0",
+    "ENUM_NAME_OVERRIDES": {
+        "MemoryKindEnum": "memhq.models.MemoryKind",
+        "MemoryStatusEnum": "memhq.models.MemoryStatus",
+        "BatchKindEnum": "memhq.models.BatchKind",
+        "ThreadStatusEnum": "memhq.models.ThreadStatus",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "memhq.api.schema.add_error_responses",
+    ],
 }
 
 

@@ -9,7 +9,7 @@ whatever is accepted can be stored.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -19,6 +19,8 @@ from memhq.api.serializers import MAX_ID_CHARS, MAX_NAME_CHARS
 from memhq.text_rules import check_json, check_text, check_timestamp
 
 NON_FIELD = "non_field_errors"
+#: An ISO-8601 string (checked by ``check_timestamp``); the schema says so.
+Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 
 
 def _iso_timestamp(value: str | None) -> str | None:
@@ -35,7 +37,7 @@ class MessageIn(BaseModel):
     role: Literal["user", "assistant", "system", "tool"]
     content: str = Field(min_length=1)
     name: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
-    timestamp: str | None = None
+    timestamp: Timestamp | None = None
     id: str | None = Field(default=None, max_length=MAX_ID_CHARS)
 
     @field_validator("content")
@@ -57,7 +59,7 @@ class AddRequest(BaseModel):
 
     user_id: str = Field(min_length=1, max_length=settings.MEMHQ_MAX_USER_ID_CHARS)
     messages: list[MessageIn] = Field(min_length=1)
-    timestamp: str | None = None
+    timestamp: Timestamp | None = None
     thread_id: str | None = Field(default=None, max_length=MAX_ID_CHARS)
     metadata: dict[str, Any] | None = None
 

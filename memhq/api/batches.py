@@ -19,6 +19,7 @@ from memhq.api.control_serializers import (
     RevertQuerySerializer,
 )
 from memhq.api.errors import error_body
+from memhq.api.schema import page_of
 from memhq.selectors.batches import batch_entries, batch_get, batch_list, batch_reverted_by
 from memhq.services.revert import NotRevertible, RevertConflict, batch_revert, revert_plan
 
@@ -31,7 +32,11 @@ class NewestFirst(CursorPagination):
 
 
 class BatchListView(APIView):
-    @extend_schema(parameters=[BatchListQuerySerializer], responses=BatchSerializer(many=True))
+    @extend_schema(
+        operation_id="v1_memhq_batches_list",
+        parameters=[BatchListQuerySerializer],
+        responses=page_of(BatchSerializer),
+    )
     def get(self, request: Request) -> Response:
         query = BatchListQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)

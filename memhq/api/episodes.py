@@ -16,6 +16,7 @@ from memhq.api.actors import actor_of
 from memhq.api.add_request import AddRequest, field_errors
 from memhq.api.auth import project_of
 from memhq.api.errors import Conflict, PayloadTooLarge
+from memhq.api.schema import page_of
 from memhq.api.serializers import AddResponseSerializer, EpisodeListQuerySerializer, EpisodeSerializer
 from memhq.selectors.episodes import episode_get, episode_list
 from memhq.services.episode_retry import EpisodeNotFailed, episode_retry
@@ -85,7 +86,11 @@ class EpisodeCursorPagination(CursorPagination):
 
 
 class EpisodeListView(APIView):
-    @extend_schema(parameters=[EpisodeListQuerySerializer], responses=EpisodeSerializer(many=True))
+    @extend_schema(
+        operation_id="v1_memhq_episodes_list",
+        parameters=[EpisodeListQuerySerializer],
+        responses=page_of(EpisodeSerializer),
+    )
     def get(self, request: Request) -> Response:
         query = EpisodeListQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)

@@ -17,6 +17,7 @@ from memhq.api.memory_serializers import (
     MemoryListQuerySerializer,
     MemorySerializer,
 )
+from memhq.api.schema import page_of
 from memhq.selectors.memories import (
     entity_get,
     entity_list,
@@ -41,7 +42,11 @@ class MostMentionedFirst(RecentFirst):
 
 
 class MemoryListView(APIView):
-    @extend_schema(parameters=[MemoryListQuerySerializer], responses=MemorySerializer(many=True))
+    @extend_schema(
+        operation_id="v1_memhq_memories_list",
+        parameters=[MemoryListQuerySerializer],
+        responses=page_of(MemorySerializer),
+    )
     def get(self, request: Request) -> Response:
         query = MemoryListQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
@@ -65,7 +70,11 @@ class MemoryDetailView(APIView):
 
 
 class EntityListView(APIView):
-    @extend_schema(parameters=[EntityListQuerySerializer], responses=EntitySerializer(many=True))
+    @extend_schema(
+        operation_id="v1_memhq_entities_list",
+        parameters=[EntityListQuerySerializer],
+        responses=page_of(EntitySerializer),
+    )
     def get(self, request: Request) -> Response:
         query = EntityListQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)

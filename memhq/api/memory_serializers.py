@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from memhq.api.serializers import StrictSerializer, UserIdField
@@ -58,9 +59,11 @@ class MemoryDetailSerializer(MemorySerializer):
     class Meta(MemorySerializer.Meta):
         fields = [*MemorySerializer.Meta.fields, "evidence", "supersedes", "superseded_by_chain"]
 
+    @extend_schema_field(MemorySerializer(many=True))
     def get_supersedes(self, memory: Memory) -> list[dict[str, object]]:
         return MemorySerializer(self.context["older"], many=True).data  # type: ignore[return-value]
 
+    @extend_schema_field(MemorySerializer(many=True))
     def get_superseded_by_chain(self, memory: Memory) -> list[dict[str, object]]:
         return MemorySerializer(self.context["newer"], many=True).data  # type: ignore[return-value]
 
@@ -85,6 +88,7 @@ class EntityDetailSerializer(EntitySerializer):
     class Meta(EntitySerializer.Meta):
         fields = [*EntitySerializer.Meta.fields, "memories"]
 
+    @extend_schema_field(MemorySerializer(many=True))
     def get_memories(self, entity: Entity) -> list[dict[str, object]]:
         return MemorySerializer(self.context["memories"], many=True).data  # type: ignore[return-value]
 

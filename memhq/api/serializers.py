@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from django.conf import settings
 from rest_framework import serializers
+from rest_framework.fields import empty
 
-from memhq import text_rules
 from memhq.models import Episode, EpisodePhase, EpisodeStatus
 
 ROLES = ("user", "assistant", "system", "tool")
@@ -16,14 +17,15 @@ MAX_ID_CHARS = 200
 
 
 class UserIdField(serializers.CharField):
-    """A ``user_id``: at most ``MEMHQ_MAX_USER_ID_CHARS``, Unicode-normalised to NFC (memhq/text_rules.py)."""
+    """A ``user_id``: at most ``MEMHQ_MAX_USER_ID_CHARS``, NFC (memhq/text_rules.py)."""
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("max_length", settings.MEMHQ_MAX_USER_ID_CHARS)
         super().__init__(**kwargs)
 
-    def to_internal_value(self, data: Any) -> str:
-        return text_rules.user_id(super().to_internal_value(data))
+    def run_validation(self, data: Any = empty) -> Any:
+        value = super().run_validation(data)  # NUL and surrogates are refused here, as by every CharField
+        return unicodedata.normalize("NFC", value) if isinstance(value, str) else value
 
 
 class JsonIntegerField(serializers.IntegerField):

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from memhq.api.auth import project_of
 from memhq.api.episodes import raw_json_body
 from memhq.api.errors import Conflict
+from memhq.api.schema import page_of
 from memhq.api.serializers import MessageInSerializer
 from memhq.api.thread_serializers import (
     MessageAddedSerializer,
@@ -64,7 +65,11 @@ def recall_body(result: RecallResult) -> dict[str, Any]:
 
 
 class ThreadListView(APIView):
-    @extend_schema(parameters=[ThreadListQuerySerializer], responses=ThreadSerializer(many=True))
+    @extend_schema(
+        operation_id="v1_memhq_threads_list",
+        parameters=[ThreadListQuerySerializer],
+        responses=page_of(ThreadSerializer),
+    )
     def get(self, request: Request) -> Response:
         query = ThreadListQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)

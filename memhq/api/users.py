@@ -16,7 +16,7 @@ from memhq.services.erasure import user_erase
 
 
 class UserErasureView(APIView):
-    @extend_schema(responses=ErasureReceiptSerializer)
+    @extend_schema(responses={200: ErasureReceiptSerializer})
     def delete(self, request: Request, user_id: str) -> Response:
         """An unknown user is not an error: nothing to remove, and the receipt says so (idempotent).
         Another erasure of the same user still running → 409 (``ErasureInProgress``)."""

@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from memhq.api.auth import project_of
 from memhq.api.errors import Conflict
+from memhq.api.schema import page_of
 from memhq.api.webhook_serializers import (
     DeliveryListQuerySerializer,
     DeliverySerializer,
@@ -48,7 +49,11 @@ def _refused_url(exc: AddressRefused) -> exceptions.ValidationError:
 
 
 class WebhookListView(APIView):
-    @extend_schema(parameters=[ListQuerySerializer], responses=EndpointSerializer(many=True))
+    @extend_schema(
+        operation_id="v1_memhq_webhooks_list",
+        parameters=[ListQuerySerializer],
+        responses=page_of(EndpointSerializer),
+    )
     def get(self, request: Request) -> Response:
         ListQuerySerializer(data=request.query_params.dict()).is_valid(raise_exception=True)
         paginator = NewestFirst()
@@ -132,7 +137,11 @@ class WebhookTestView(APIView):
 
 
 class WebhookDeliveryListView(APIView):
-    @extend_schema(parameters=[DeliveryListQuerySerializer], responses=DeliverySerializer(many=True))
+    @extend_schema(
+        operation_id="v1_memhq_webhooks_deliveries_list",
+        parameters=[DeliveryListQuerySerializer],
+        responses=page_of(DeliverySerializer),
+    )
     def get(self, request: Request, endpoint_id: str) -> Response:
         endpoint = endpoint_get(project=project_of(request), endpoint_id=endpoint_id)
         query = DeliveryListQuerySerializer(data=request.query_params.dict())

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
-from memhq_client._transport import API, Request, clean, new_idempotency_key
+from memhq_client._transport import API, Request, clean, compact, new_idempotency_key
 from memhq_client.types import Message
 
 
@@ -27,7 +27,7 @@ def add(
     metadata: Mapping[str, Any] | None,
     idempotency_key: str | None,
 ) -> Request:
-    body = clean(
+    body = compact(
         {
             "user_id": user_id,
             "messages": _messages(messages),
@@ -59,7 +59,7 @@ def recall_body(
     include_history: bool | None,
     kinds: Sequence[str] | None,
 ) -> dict[str, Any]:
-    return clean(
+    return compact(
         {
             "query": query,
             "as_of": as_of,
@@ -76,7 +76,7 @@ def recall(user_id: str, body: dict[str, Any]) -> Request:
 
 
 def thread_create(user_id: str, thread_id: str | None, temporary: bool) -> Request:
-    body = clean({"user_id": user_id, "thread_id": thread_id, "temporary": temporary})
+    body = compact({"user_id": user_id, "thread_id": thread_id, "temporary": temporary})
     # The same thread_id again answers the existing thread: repeatable when the id is the caller's.
     return Request("POST", f"{API}/threads", json=body, repeatable=thread_id is not None)
 
@@ -92,7 +92,7 @@ def threads(user_id: str | None, status: str | None, cursor: str | None) -> Requ
 
 
 def message_add(thread_id: str, message: Mapping[str, Any]) -> Request:
-    return Request("POST", f"{API}/threads/{_seg(thread_id)}/messages", json=clean(dict(message)))
+    return Request("POST", f"{API}/threads/{_seg(thread_id)}/messages", json=compact(dict(message)))
 
 
 def prepare(thread_id: str, message_limit: int | None) -> Request:
@@ -101,7 +101,7 @@ def prepare(thread_id: str, message_limit: int | None) -> Request:
 
 
 def prepare_and_recall(thread_id: str, message_limit: int | None, body: dict[str, Any]) -> Request:
-    payload = {**body, **clean({"message_limit": message_limit})}
+    payload = {**body, **compact({"message_limit": message_limit})}
     return Request(
         "POST", f"{API}/threads/{_seg(thread_id)}/prepare-and-recall", json=payload, repeatable=True
     )
@@ -120,11 +120,11 @@ def memory(memory_id: str) -> Request:
 
 
 def memory_create(user_id: str, text: str, fields: Mapping[str, Any]) -> Request:
-    return Request("POST", f"{API}/memories", json=clean({"user_id": user_id, "text": text, **fields}))
+    return Request("POST", f"{API}/memories", json=compact({"user_id": user_id, "text": text, **fields}))
 
 
 def memory_update(memory_id: str, fields: Mapping[str, Any]) -> Request:
-    return Request("PATCH", f"{API}/memories/{_seg(memory_id)}", json=clean(dict(fields)))
+    return Request("PATCH", f"{API}/memories/{_seg(memory_id)}", json=compact(dict(fields)))
 
 
 def memory_action(memory_id: str, action: str) -> Request:
@@ -171,7 +171,7 @@ def user_erase(user_id: str) -> Request:
 
 
 def webhook_create(url: str, event_types: Sequence[str], description: str | None) -> Request:
-    body = clean({"url": url, "event_types": list(event_types), "description": description})
+    body = compact({"url": url, "event_types": list(event_types), "description": description})
     return Request("POST", f"{API}/webhooks", json=body)
 
 
@@ -184,7 +184,7 @@ def webhook(endpoint_id: str) -> Request:
 
 
 def webhook_update(endpoint_id: str, fields: Mapping[str, Any]) -> Request:
-    return Request("PATCH", f"{API}/webhooks/{_seg(endpoint_id)}", json=clean(dict(fields)))
+    return Request("PATCH", f"{API}/webhooks/{_seg(endpoint_id)}", json=compact(dict(fields)))
 
 
 def webhook_delete(endpoint_id: str) -> Request:

@@ -55,8 +55,14 @@ def new_idempotency_key() -> str:
     return f"memhq-client-{uuid.uuid4()}"
 
 
+def compact(body: dict[str, Any]) -> dict[str, Any]:
+    """A JSON body without its None values (JSON keeps true/false; the API wants JSON booleans there)."""
+    return {name: value for name, value in body.items() if value is not None}
+
+
 def clean(params: dict[str, Any]) -> dict[str, Any]:
-    """Drop None values; lists become comma-free repeated values as httpx sends them; bools as true/false."""
+    """Query parameters: drop None values; lists become repeated values as httpx sends them; bools as
+    true/false."""
     out: dict[str, Any] = {}
     for name, value in params.items():
         if value is None:
