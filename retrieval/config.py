@@ -68,9 +68,14 @@ class RetrievalConfig:
         "speaker's own next turn goes on with the story.",
     )
     assistant_weight: float = _why(
-        1.0,
+        0.1,
         "Votes for what the assistant said (a message or passage of role assistant) count this much: what "
-        "the user said is usually the memory, what the assistant said the context around it.",
+        "the user said is usually the memory, what the assistant said the context around it. An assistant "
+        "turn still comes in as the neighbour of the user turn it answers (neighbour shares are not "
+        "scaled). beam-dev, 4-fold cross-validation over 0.05-1.0 (0.1 chosen in 3 of 4 folds): held-out "
+        "frac@10 0.411 → 0.492, any@10 0.538 → 0.664, median context 1894 → 1248 tokens; questions whose "
+        "evidence is mostly the assistant's gain too (0.076 → 0.103: long replies no longer crowd the "
+        "context). No effect on locomo-dev (no assistant turns).",
     )
     filler_weight: float = _why(
         0.0,
