@@ -29,8 +29,9 @@ def payload(n: int) -> dict[str, Any]:
 
 
 def test_the_worker_survives_five_broker_restarts_under_load_and_every_episode_completes(
-    transactional_db: None, api: APIClient, tmp_path: Path, settings: Any
+    transactional_db: None, api: APIClient, tmp_path: Path, settings: Any, record_property: Any
 ) -> None:
+    record_property("trials", RESTARTS)
     log = tmp_path / "worker.log"
     with redis_server(tmp_path / "redis") as server:
         env = worker_env(REDIS_URL=server.url, MEMHQ_RELAY_BACKOFF_MAX_S="0.5", MEMHQ_STALL_TIMEOUT_S="5")

@@ -13,6 +13,7 @@ import os
 import signal
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,9 +53,10 @@ def rows(episode_id: str, user_id: str) -> tuple[list[str], int]:
 
 
 def test_kill_trials_over_every_phase_complete_once_and_equal_to_the_control(
-    transactional_db: None, api: APIClient, tmp_path: Path
+    transactional_db: None, api: APIClient, tmp_path: Path, record_property: Callable[[str, object], None]
 ) -> None:
     trials = int(os.environ.get("MEMHQ_FAULT_TRIALS", "7"))
+    record_property("trials", trials)
     delays: dict[int, float] = {int(phase): PHASE_DELAY_S for phase in EpisodePhase}
     env = worker_env()
     recoveries: dict[EpisodePhase, list[float]] = {phase: [] for phase in EpisodePhase}

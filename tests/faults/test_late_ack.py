@@ -50,7 +50,7 @@ LATE_ACK_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize(("prepare", "error"), LATE_ACK_ERRORS)
+@pytest.mark.parametrize(("prepare", "error"), LATE_ACK_ERRORS, ids=["dead pool", "no pool"])
 def test_kombus_own_transport_raises_on_a_late_ack(
     tmp_path: Path, prepare: Callable[[Any], Any], error: Errors
 ) -> None:
@@ -60,7 +60,7 @@ def test_kombus_own_transport_raises_on_a_late_ack(
             message.ack()
 
 
-@pytest.mark.parametrize("prepare", [lambda m: m, as_in_the_ci_trace])
+@pytest.mark.parametrize("prepare", [lambda m: m, as_in_the_ci_trace], ids=["dead pool", "no pool"])
 @pytest.mark.parametrize("settle", ["ack", "reject"])
 def test_ours_drops_a_late_ack_or_reject_when_the_broker_died(
     tmp_path: Path, prepare: Callable[[Any], Any], settle: str
