@@ -5,14 +5,13 @@ from __future__ import annotations
 import gzip
 import os
 import re
-import time
 from pathlib import Path
 
 from django.conf import settings
 from django.templatetags.static import static
 from django.test import Client
 
-from memhq.ops.static import MANIFEST_NAME, static_is_stale
+from memhq.ops.static import MANIFEST_NAME, newest_source_mtime, static_is_stale
 
 
 def body(response: object) -> bytes:
@@ -47,7 +46,7 @@ def test_swagger_ui_page_links_assets_that_are_served(db: None) -> None:
 def test_collected_files_go_stale_when_a_source_file_changes(tmp_path: Path) -> None:
     assert not static_is_stale()  # the test session collected them
     manifest = Path(settings.STATIC_ROOT) / MANIFEST_NAME
-    old = time.time() - 3600
+    old = newest_source_mtime() - 1  # older than the newest source, however old the checkout is
     original = manifest.stat()
     os.utime(manifest, (old, old))
     try:
