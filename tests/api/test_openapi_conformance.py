@@ -48,7 +48,12 @@ def keep_the_test_connection(db: None) -> Iterator[None]:
 @settings(
     max_examples=EXAMPLES,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    # One project (and its key) serves every generated request of an operation.
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+        HealthCheck.function_scoped_fixture,
+    ],
 )
 def test_every_operation_answers_as_its_schema_says(case: Any, project: Project) -> None:
     key = project.test_key  # type: ignore[attr-defined]
