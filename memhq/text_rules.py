@@ -12,7 +12,8 @@
   changes a string made of composed characters (ASCII ids are untouched).
 
 DRF's ``CharField`` already refuses NUL and surrogates; ``/add`` validates with pydantic, which uses
-these functions. ``memhq.api.serializers.UserIdField`` applies ``user_id`` to every other endpoint.
+these functions. ``memhq.api.serializers.UserIdField`` normalises user ids the same way on every other
+endpoint.
 """
 
 from __future__ import annotations
