@@ -165,38 +165,40 @@ def run_phase(episode_id: str, phase: EpisodePhase, module: Phase[Any]) -> str:
 
 def _run_claimed(episode_id: str, phase: EpisodePhase, module: Phase[Any], token: datetime) -> str:
     started = time.perf_counter()
-    claimed = Episode.objects.defer("summary_embedding").filter(pk=episode_id).first()
-    if claimed is None:  # erased since the claim (DELETE /users/{user_id})
+    episode = Episode.objects.defer("summary_embedding").filter(pk=episode_id).first()
+    if episode is None:  # erased since the claim (DELETE /users/{user_id})
         return Claim.GONE
-    data = module.compute(claimed)
+    data = module.compute(episode)
     with transaction.atomic():
-        episode = Episode.objects.select_for_update().defer("summary_embedding").filter(pk=episode_id).first()
-        if episode is None:
-            return Claim.GONE
-        if (
-            episode.phase_running != phase
-            or episode.phase_done != phase - 1
-            or episode.progressed_at != token
-        ):
-            # The claim went stale and another worker took the phase over: its result wins.
-            logger.warning("episode %s phase %s: claim lost, discarding result", episode_id, phase.label)
-            return Claim.BUSY
         outcome = module.store(episode, data) or PhaseOutcome()
         elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
-        _record_done(episode, phase, outcome, elapsed_ms, started_at=token)
-    return Claim.CLAIMED
+        held = _record_done(episode, phase, outcome, elapsed_ms, token)
+        if not held:  # nothing this phase wrote is kept
+            transaction.set_rollback(True)
+    if held:
+        return Claim.CLAIMED
+    if not Episode.objects.filter(pk=episode_id).exists():
+        return Claim.GONE  # erased meanwhile
+    # The claim went stale and another worker took the phase over: its result wins.
+    logger.warning("episode %s phase %s: claim lost, discarding result", episode_id, phase.label)
+    return Claim.BUSY
 
 
 def _record_done(
-    episode: Episode, phase: EpisodePhase, outcome: PhaseOutcome, elapsed_ms: float, started_at: datetime
-) -> None:
-    """The completion record. Besides each phase's duration it keeps when the successful claim started and
-    the episode's claim count when the phase finished (the difference between two phases = that phase's
-    tries), for the admin's timeline (memhq.selectors.episode_timeline)."""
+    episode: Episode, phase: EpisodePhase, outcome: PhaseOutcome, elapsed_ms: float, token: datetime
+) -> bool:
+    """The completion record, written only if this worker's claim still holds (a compare-and-swap on the
+    claim token: the one statement that both checks the claim and locks the row, so the phase's writes and
+    its "done" mark commit together or not at all). Returns whether the claim held.
+
+    Besides each phase's duration it keeps when the successful claim started and the episode's claim count
+    when the phase finished (the difference between two phases = that phase's tries), for the admin's
+    timeline (memhq.selectors.episode_timeline). ``episode`` is the row as read right after the claim: while
+    the claim holds nobody else writes its stats."""
     stats: dict[str, Any] = dict(episode.stats or {})
     label = phase.label.lower()
     stats.setdefault("timings_ms", {})[label] = elapsed_ms
-    stats.setdefault("started_at", {})[label] = started_at.isoformat()
+    stats.setdefault("started_at", {})[label] = token.isoformat()
     stats.setdefault("attempts_at", {})[label] = episode.attempts
     metrics.PHASE_SECONDS.labels(label).observe(elapsed_ms / 1000)
     for name, value in outcome.counts.items():
@@ -214,8 +216,12 @@ def _record_done(
     }
     if phase == EpisodePhase.NOTIFY:
         updates.update(status=EpisodeStatus.COMPLETED, completed_at=now)
-    Episode.objects.filter(pk=episode.pk).update(**updates)
-    episode.stats = stats
+    held = Episode.objects.filter(
+        pk=episode.pk, phase_running=phase, phase_done=phase - 1, progressed_at=token
+    ).update(**updates)
+    if held:
+        episode.stats = stats
+    return bool(held)
 
 
 def fail_episode(episode_id: str, phase: int, reason: str) -> None:

@@ -5,11 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from django.db.models import Count
-
 from ingestion.runner import PhaseOutcome
 from memhq.models import Candidate, Episode
-from memhq.services.webhooks import event_emit
+from memhq.services.webhooks import events_emit
 
 
 def compute(episode: Episode) -> None:
@@ -17,19 +15,17 @@ def compute(episode: Episode) -> None:
 
 
 def store(episode: Episode, data: None) -> PhaseOutcome:
-    decisions: Counter[str] = Counter(
-        {
-            row["decision"] or "undecided": row["n"]
-            for row in Candidate.objects.filter(episode=episode).values("decision").annotate(n=Count("id"))
-        }
+    rows = list(
+        Candidate.objects.filter(episode=episode).order_by("ordinal").values_list("decision", "memory_id")
     )
-    changed = [
-        str(memory_id)
-        for memory_id in Candidate.objects.filter(episode=episode, memory__isnull=False)
-        .exclude(decision=Candidate.Decision.REJECT)
-        .values_list("memory_id", flat=True)
-        .distinct()
-    ]
+    decisions: Counter[str] = Counter(decision or "undecided" for decision, _ in rows)
+    changed = list(
+        dict.fromkeys(
+            str(memory_id)
+            for decision, memory_id in rows
+            if memory_id is not None and decision != Candidate.Decision.REJECT
+        )
+    )
     stats: dict[str, Any] = episode.stats or {}
     payload = {
         "episode_id": str(episode.pk),
@@ -40,14 +36,13 @@ def store(episode: Episode, data: None) -> PhaseOutcome:
         "timings_ms": stats.get("timings_ms", {}),
         "llm_calls": stats.get("llm_calls", 0),
     }
-    event_emit(
-        project_id=episode.project_id, user_id=episode.user_id, type="episode.completed", payload=payload
-    )
+    events = [("episode.completed", payload)]
     if changed:
-        event_emit(
-            project_id=episode.project_id,
-            user_id=episode.user_id,
-            type="memories.changed",
-            payload={"episode_id": str(episode.pk), "user_id": episode.user_id, "memory_ids": changed},
+        events.append(
+            (
+                "memories.changed",
+                {"episode_id": str(episode.pk), "user_id": episode.user_id, "memory_ids": changed},
+            )
         )
+    events_emit(project_id=episode.project_id, user_id=episode.user_id, events=events)
     return PhaseOutcome(counts={f"decision_{name}": count for name, count in decisions.items()})

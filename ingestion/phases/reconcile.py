@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from ingestion.extractors.predicates import (
     LEFT,
@@ -45,11 +45,17 @@ from ingestion.extractors.predicates import (
 )
 from ingestion.runner import PhaseOutcome
 from memhq.ai.provider import get_embedder
-from memhq.models import Candidate, Episode, EpisodeMessage, Memory, MemoryOrigin, MemoryStatus
+from memhq.models import Candidate, Episode, EpisodeMessage, Evidence, Memory, MemoryOrigin, MemoryStatus
 from memhq.selectors.nearest import cosine_distance, few_rows
 from memhq.services.journal import Journal, batch_open
 from memhq.services.locks import LockNamespace, lock_user
-from memhq.services.memories import evidence_add, memory_create, memory_reinforce, memory_supersede
+from memhq.services.memories import (
+    REINFORCED_FIELDS,
+    evidence_bulk_add,
+    memory_create,
+    memory_reinforce,
+    memory_supersede,
+)
 
 CONFIDENCE_FLOOR = 0.35
 REINFORCE_COSINE = 0.95
@@ -131,17 +137,54 @@ def contradicts(candidate: Candidate, memory: Memory) -> bool:
     )
 
 
+def _exact_key(subject: str, predicate: str, object_value: str) -> tuple[str, str, str]:
+    return subject.casefold(), predicate, object_value.casefold()
+
+
 class Reconciler:
-    def __init__(self, episode: Episode, journal: Journal) -> None:
+    """Decides an episode's candidates in order, as a unit of work: every memory it reads is kept once
+    (``loaded``, so a memory reinforced twice in one episode counts both), the exact matches of all
+    candidates are read in one query, and the reinforcements and evidence are written in bulk at the end
+    (:meth:`flush`). Creations and supersessions are written at once: later candidates' queries see them."""
+
+    def __init__(self, episode: Episode, journal: Journal, candidates: list[Candidate]) -> None:
         self.episode = episode
         self.journal = journal
         self.created_from: dict[object, int | None] = {}  # memory id → source message, for this episode
+        self.loaded: dict[object, Memory] = {}
+        self.reinforced: dict[object, Memory] = {}
+        self.evidence: list[Evidence] = []
+        self.exact = self._exact_matches(candidates)
         self.messages = {
             message.index: message
             for message in EpisodeMessage.objects.filter(episode=episode).only(
                 "index", "caller_id", "content", "document_date"
             )
         }
+
+    def _one(self, memory: Memory) -> Memory:
+        """The instance this pass already holds for that row (with its unwritten reinforcements)."""
+        return self.loaded.setdefault(memory.pk, memory)
+
+    def _exact_matches(self, candidates: list[Candidate]) -> dict[tuple[str, str, str], list[Memory]]:
+        """The live memories that say exactly what a candidate says (same subject, predicate and object,
+        case aside), in one query; memories this pass creates are added (a superseded one is skipped by
+        :meth:`find_same`, its instance says so)."""
+        pairs = {(c.subject, c.predicate) for c in candidates if c.confidence >= CONFIDENCE_FLOOR}
+        if not pairs:
+            return {}
+        which = Q()
+        for subject, predicate in pairs:
+            which |= Q(subject__iexact=subject, predicate=predicate)
+        found: dict[tuple[str, str, str], list[Memory]] = {}
+        for memory in _active(self.episode).filter(which).order_by("pk"):
+            key = _exact_key(memory.subject, memory.predicate, memory.object_value)
+            found.setdefault(key, []).append(self._one(memory))
+        return found
+
+    def flush(self) -> None:
+        Memory.objects.bulk_update(list(self.reinforced.values()), REINFORCED_FIELDS)
+        evidence_bulk_add(self.journal, self.evidence)
 
     @functools.cached_property
     def few_memories(self) -> bool:
@@ -167,25 +210,19 @@ class Reconciler:
     def add_evidence(self, memory: Memory, candidate: Candidate) -> None:
         indexes = list(candidate.source_message_indexes)
         first = self.messages.get(indexes[0]) if indexes else None
-        evidence_add(
-            self.journal,
-            memory,
-            episode=self.episode,
-            message_indexes=indexes,
-            caller_message_ids=[self.messages[i].caller_id for i in indexes if i in self.messages],
-            quote=first.content[candidate.span_start : candidate.span_end] if first else "",
+        self.evidence.append(
+            Evidence(
+                memory=memory,
+                episode=self.episode,
+                message_indexes=indexes,
+                caller_message_ids=[self.messages[i].caller_id for i in indexes if i in self.messages],
+                quote=first.content[candidate.span_start : candidate.span_end] if first else "",
+            )
         )
 
     def find_same(self, candidate: Candidate, vector: np.ndarray) -> Memory | None:
-        exact = (
-            _active(self.episode)
-            .filter(
-                subject__iexact=candidate.subject,
-                predicate=candidate.predicate,
-                object_value__iexact=candidate.object_value,
-            )
-            .first()
-        )
+        key = _exact_key(candidate.subject, candidate.predicate, candidate.object_value)
+        exact = next((m for m in self.exact.get(key, ()) if m.status == MemoryStatus.ACTIVE), None)
         if exact is not None:
             return exact
         nearest = (
@@ -197,7 +234,7 @@ class Reconciler:
         )
         close = nearest is not None and 1.0 - float(nearest.distance) >= REINFORCE_COSINE
         if nearest is not None and close and not self._differs(candidate, nearest):
-            return nearest
+            return self._one(nearest)
         return None
 
     @staticmethod
@@ -235,7 +272,10 @@ class Reconciler:
         self.add_evidence(memory, candidate)
         first = candidate.source_message_indexes[0] if candidate.source_message_indexes else None
         self.created_from[memory.pk] = first
+        self.loaded[memory.pk] = memory
         self.live_predicates.add(memory.predicate)
+        key = _exact_key(memory.subject, memory.predicate, memory.object_value)
+        self.exact.setdefault(key, []).append(memory)
         return memory
 
     def _scope(self, candidate: Candidate) -> QuerySet[Memory]:
@@ -260,7 +300,7 @@ class Reconciler:
         """The live memories the candidate ends or replaces (newest first)."""
         first = candidate.source_message_indexes[0] if candidate.source_message_indexes else None
         found = []
-        for memory in self._scope(candidate):
+        for memory in map(self._one, self._scope(candidate)):
             if not contradicts(candidate, memory):
                 continue
             if (
@@ -280,8 +320,13 @@ class Reconciler:
         same = self.find_same(candidate, vector)
         if same is not None:
             memory_reinforce(
-                self.journal, same, seen_at=self.valid_from(candidate), importance=candidate.importance
+                self.journal,
+                same,
+                seen_at=self.valid_from(candidate),
+                importance=candidate.importance,
+                save=False,
             )
+            self.reinforced[same.pk] = same
             self.add_evidence(same, candidate)
             candidate.decision, candidate.memory, candidate.reason = Decision.REINFORCE, same, "same fact"
             return
@@ -328,8 +373,9 @@ def contradicts_back(memory: Memory, candidate: Candidate) -> bool:
 def store(episode: Episode, data: Prepared) -> PhaseOutcome:
     lock_user(LockNamespace.MEMORIES, episode.project_id, episode.user_id)
     journal = batch_open(episode=episode)
-    reconciler = Reconciler(episode, journal)
+    reconciler = Reconciler(episode, journal, data.candidates)
     for candidate, vector in zip(data.candidates, data.vectors, strict=True):
         reconciler.decide(candidate, vector)
+    reconciler.flush()
     Candidate.objects.bulk_update(data.candidates, ["decision", "reason", "memory"])
     return PhaseOutcome(counts={"journal_entries": journal.flush()})

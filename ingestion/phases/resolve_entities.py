@@ -31,7 +31,7 @@ from ingestion.runner import PhaseOutcome
 from memhq.ai.provider import get_embedder
 from memhq.models import Candidate, Entity, Episode, EpisodeMessage
 from memhq.services.entities import (
-    entity_resolve,
+    entities_resolve,
     normalize_name,
     user_entity_alias_add,
     user_entity_find,
@@ -120,26 +120,31 @@ def known_names(episode: Episode, normalized: set[str]) -> set[str]:
 
 def store(episode: Episode, data: Resolution) -> PhaseOutcome:
     lock_user(LockNamespace.ENTITIES, episode.project_id, episode.user_id)
-    resolved: dict[tuple[str, str], str] = {}
-    user_entity = None
+    user_entity_id = ""
     for name in data.user_names.values():
-        user_entity = user_entity_alias_add(project_id=episode.project_id, user_id=episode.user_id, name=name)
+        user = user_entity_alias_add(project_id=episode.project_id, user_id=episode.user_id, name=name)
+        user_entity_id = str(user.pk)
+
+    def is_users(mention: dict[str, str]) -> bool:
+        return bool(user_entity_id) and normalize_name(mention["name"]) in data.user_names
+
+    resolved = entities_resolve(
+        project_id=episode.project_id,
+        user_id=episode.user_id,
+        mentions=[
+            (mention["name"], mention["type"])
+            for candidate in data.candidates
+            for mention in candidate.mentions
+            if not is_users(mention)
+        ],
+        embeddings=data.vectors,
+    )
     for candidate in data.candidates:
         for mention in candidate.mentions:
-            if user_entity is not None and normalize_name(mention["name"]) in data.user_names:
-                mention["entity_id"], mention["role"] = str(user_entity.pk), "other"
-                continue
-            key = (mention["name"], mention["type"])
-            if key not in resolved:
-                entity = entity_resolve(
-                    project_id=episode.project_id,
-                    user_id=episode.user_id,
-                    name=mention["name"],
-                    type_=mention["type"],
-                    embedding=data.vectors.get(mention["name"]),
-                )
-                resolved[key] = str(entity.pk)
-            mention["entity_id"] = resolved[key]
+            if is_users(mention):
+                mention["entity_id"], mention["role"] = user_entity_id, "other"
+            else:
+                mention["entity_id"] = str(resolved[(mention["name"], mention["type"])].pk)
         candidate.entity_ids = [mention["entity_id"] for mention in candidate.mentions]
     Candidate.objects.bulk_update(data.candidates, ["subject", "mentions", "entity_ids"])
-    return PhaseOutcome(counts={"entities": len(set(resolved.values()))})
+    return PhaseOutcome(counts={"entities": len({entity.pk for entity in resolved.values()})})

@@ -43,11 +43,23 @@ def _live(project_id: uuid.UUID, user_id: str) -> Q:
 
 
 def find_exact(project_id: uuid.UUID, user_id: str, normalized: str, type_: str) -> Entity | None:
-    matches = list(
+    return best_exact(_named(project_id, user_id, [normalized]), normalized, type_)
+
+
+def _named(project_id: uuid.UUID, user_id: str, normalized: list[str]) -> list[Entity]:
+    """The user's live entities called (by name or alias) any of ``normalized``."""
+    return list(
         Entity.objects.filter(_live(project_id, user_id))
-        .filter(Q(normalized_name=normalized) | Q(normalized_aliases__contains=[normalized]))
-        .defer("embedding")[:5]
+        .filter(Q(normalized_name__in=normalized) | Q(normalized_aliases__overlap=normalized))
+        .defer("embedding")
+        .order_by("-mention_count", "created_at")
     )
+
+
+def best_exact(entities: list[Entity], normalized: str, type_: str) -> Entity | None:
+    """Of ``entities``, the one called ``normalized``: of the same type if there is one, else of any type;
+    the most mentioned first."""
+    matches = [e for e in entities if normalized == e.normalized_name or normalized in e.normalized_aliases]
     same_type = [entity for entity in matches if entity.type == type_]
     best = same_type or matches
     return best[0] if best else None
@@ -109,6 +121,38 @@ def entity_resolve(
     for field, value in updates.items():
         setattr(entity, field, value)
     return entity
+
+
+def entities_resolve(
+    *, project_id: uuid.UUID, user_id: str, mentions: list[tuple[str, str]], embeddings: dict[str, np.ndarray]
+) -> dict[tuple[str, str], Entity]:
+    """Resolve many ``(name, type)`` mentions at once, as :func:`entity_resolve` would one by one.
+
+    The names an entity already carries (most mentions, once a user has talked for a while) resolve with one
+    SELECT and one bulk UPDATE of their mention counts; only the others go through the one-by-one path
+    (similar names, new entities), in order, after those counts are written.
+    """
+    keys = list(dict.fromkeys(mentions))
+    normalized = {key: normalize_name(key[0]) or key[0].casefold() for key in keys}
+    known = _named(project_id, user_id, sorted(set(normalized.values())))
+    resolved: dict[tuple[str, str], Entity] = {}
+    counted: dict[uuid.UUID, Entity] = {}
+    for key in keys:
+        entity = best_exact(known, normalized[key], key[1])
+        if entity is not None:
+            entity.mention_count += 1  # an exact name is never a new alias
+            resolved[key] = counted[entity.pk] = entity
+    Entity.objects.bulk_update(list(counted.values()), ["mention_count"])
+    for key in keys:
+        if key not in resolved:
+            resolved[key] = entity_resolve(
+                project_id=project_id,
+                user_id=user_id,
+                name=key[0],
+                type_=key[1],
+                embedding=embeddings.get(key[0]),
+            )
+    return resolved
 
 
 # -- the user's own entity -----------------------------------------------------------------------------------

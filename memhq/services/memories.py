@@ -25,13 +25,20 @@ def memory_create(journal: Journal, **fields: Any) -> Memory:
     return memory
 
 
-def memory_reinforce(journal: Journal, memory: Memory, *, seen_at: datetime, importance: float) -> Memory:
+REINFORCED_FIELDS = ["confidence", "importance", "reinforce_count", "last_seen_at"]
+
+
+def memory_reinforce(
+    journal: Journal, memory: Memory, *, seen_at: datetime, importance: float, save: bool = True
+) -> Memory:
+    """``save=False``: the caller writes :data:`REINFORCED_FIELDS` itself (reconcile: one bulk UPDATE)."""
     before = snapshot(memory)
     memory.confidence = min(1.0, memory.confidence + REINFORCE_CONFIDENCE_STEP * (1.0 - memory.confidence))
     memory.importance = max(memory.importance, importance)
     memory.reinforce_count += 1
     memory.last_seen_at = max(memory.last_seen_at, seen_at)
-    memory.save(update_fields=["confidence", "importance", "reinforce_count", "last_seen_at"])
+    if save:
+        memory.save(update_fields=REINFORCED_FIELDS)
     journal.record(JournalEntry.Op.UPDATE, memory, before=before)
     return memory
 
@@ -66,3 +73,11 @@ def evidence_add(
     )
     journal.record(JournalEntry.Op.INSERT, evidence, before=None)
     return evidence
+
+
+def evidence_bulk_add(journal: Journal, evidence: list[Evidence]) -> list[Evidence]:
+    """Insert unsaved evidence rows in one statement, journaled like :func:`evidence_add`."""
+    created = Evidence.objects.bulk_create(evidence)
+    for row in created:
+        journal.record(JournalEntry.Op.INSERT, row, before=None)
+    return created

@@ -1,0 +1,41 @@
+"""An episode's phases read and write in sets: what a user says again (the common case once they have
+talked for a while) costs the same number of statements however many facts it repeats."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from ingestion.pipeline import run_inline
+from memhq.models import Candidate, Episode, Project
+from tests.ingestion.helpers import make_episode
+
+FACTS = [
+    "I live in Bergen.",
+    "My brother Tomas lives in Trondheim.",
+    "I work at Equinor.",
+    "I am allergic to peanuts.",
+    "I love hiking in the mountains.",
+    "My favourite band is Röyksopp.",
+    "I drive a Volvo.",
+    "My daughter Ingrid studies at NTNU.",
+]
+
+
+def statements_to_repeat(project: Project, facts: list[str], user_id: str) -> tuple[int, int]:
+    """(statements, reinforcements) of an episode that says ``facts`` a second time."""
+    messages = [{"role": "user", "content": " ".join(facts)}, {"role": "assistant", "content": "Noted."}]
+    run_inline(make_episode(project, messages, user_id=user_id).pk)
+    again = make_episode(project, messages, user_id=user_id)
+    with CaptureQueriesContext(connection) as queries:
+        run_inline(again.pk)
+    assert Episode.objects.get(pk=again.pk).status == "completed"
+    reinforced = Candidate.objects.filter(episode=again, decision=Candidate.Decision.REINFORCE).count()
+    return len(queries.captured_queries), reinforced
+
+
+def test_repeating_more_facts_costs_no_more_statements(project: Project) -> None:
+    few, few_reinforced = statements_to_repeat(project, FACTS[:2], "few")
+    many, many_reinforced = statements_to_repeat(project, FACTS, "many")
+    assert many_reinforced >= few_reinforced + 4  # the second episode really repeats more facts
+    assert many == few
