@@ -1,7 +1,11 @@
 """``memhq_bench recall``: /v1/memhq/recall latency over HTTP at growing memory counts for one user, and a
 bare pgvector kNN query on the same table in the same run (the floor recall is compared with).
 
-Memories are synthetic (memhq/bench/recall_data.py). One closed-loop client asking the queries of
+The user is synthetic. ``--shape realistic`` (the default) builds it as the pipeline would, with
+``--other-users`` beside it in the same tables (memhq/bench/recall_user.py); ``--shape memories`` inserts
+memory rows only (memhq/bench/recall_data.py), the earlier benchmark, on which most signals ran on empty
+tables. Each step also times one recall's steps in process and keeps the statement's ``EXPLAIN (ANALYZE,
+BUFFERS)`` (memhq/bench/recall_breakdown.py). One closed-loop client asking the queries of
 ``recall_data.QUERIES`` in turn, so the percentiles are the latency of a request over that mix, not
 queueing. (Until 2026-11-29 the client sent only the first query, "What food does the user like?", one of
 the slowest: its keyword term matches ~3.4% of the memories.) The gunicorn is started as the Procfile does.
@@ -21,7 +25,16 @@ from django.db import DatabaseError, connection, transaction
 
 from memhq.ai.provider import get_embedder
 from memhq.bench.http import Load, Target, run_load
-from memhq.bench.recall_data import QUERIES, insert_memories
+from memhq.bench.recall_breakdown import breakdown, execution_ms, explain
+from memhq.bench.recall_data import QUERIES, SEED, insert_memories
+from memhq.bench.recall_user import (
+    VECTOR_TABLES,
+    Shape,
+    VectorIndexesDropped,
+    Vectors,
+    build_user,
+    vectors_for,
+)
 from memhq.bench.report import percentile, ratio, summarize, write_json
 from memhq.bench.server import gunicorn
 from memhq.services.tenancy import project_create
@@ -45,7 +58,17 @@ def add_arguments(parser: ArgumentParser) -> None:
     parser.add_argument("--memories", type=int, default=100_000, help="memories of the user at the last step")
     parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per step")
     parser.add_argument("--warmup", type=float, default=2.0, help="warm-up seconds per step")
-    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--shape",
+        choices=("realistic", "memories"),
+        default="realistic",
+        help="realistic: the user as the pipeline builds one (messages, passages, entities, evidence, "
+        "summaries); memories: memory rows only (the earlier benchmark)",
+    )
+    parser.add_argument("--other-users", type=int, default=1000, help="other users in the same tables")
+    parser.add_argument("--other-memories", type=int, default=100, help="memories of each other user")
+    parser.add_argument("--breakdown-runs", type=int, default=120, help="in-process recalls timed by step")
+    parser.add_argument("--json", type=Path, help="also write the figures (and the plans) to this file")
 
 
 def bare_knn(project_id: str) -> dict[str, float]:
@@ -68,7 +91,8 @@ def settle(write: Callable[[str], Any]) -> None:
     written out (``CHECKPOINT``), so the background writes of 100k fresh rows do not land in the measured
     window: on one 2-core box the 100k step measured p50 31.4 / p95 47.8 ms without it, 22.4 / 34.5 with."""
     with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE memhq_memory")
+        for table in (*VECTOR_TABLES, "memhq_evidence"):
+            cursor.execute(f"VACUUM ANALYZE {table}")
         try:
             with transaction.atomic():
                 cursor.execute("CHECKPOINT")
@@ -80,12 +104,48 @@ def steps(total: int) -> list[int]:
     return [FIRST_STEP, total] if total > FIRST_STEP else [total]
 
 
+def grow(shape: str, project_id: Any, inserted: int, size: int, vectors: Vectors | None) -> None:
+    """The big user from ``inserted`` to ``size`` memories (with what comes with them, when realistic)."""
+    if vectors is None:
+        insert_memories(project_id, USER_ID, inserted, size)
+        return
+    with VectorIndexesDropped():
+        build_user(project_id, USER_ID, Shape(size - inserted), vectors, seed=SEED + size)
+
+
+def others(options: dict[str, Any], project_id: Any, vectors: Vectors, write: Callable[[str], Any]) -> None:
+    """``--other-users`` users of ``--other-memories`` memories each, in the same tables."""
+    count, memories = options["other_users"], options["other_memories"]
+    if not count:
+        return
+    started = time.perf_counter()
+    with VectorIndexesDropped():
+        for number in range(count):
+            build_user(project_id, f"other-{number}", Shape(memories), vectors, seed=SEED - 1 - number)
+            if (number + 1) % 100 == 0:
+                write(f"  {number + 1}/{count} other users")
+    write(f"{count} other users of {memories} memories ready ({time.perf_counter() - started:.0f} s)")
+
+
+def row_counts() -> dict[str, int]:
+    with connection.cursor() as cursor:
+        counts = {}
+        for table in (*VECTOR_TABLES, "memhq_evidence"):
+            cursor.execute(f"SELECT count(*) FROM {table}")
+            counts[table.removeprefix("memhq_")] = int(cursor.fetchone()[0])
+    return counts
+
+
 def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
     project, issued = project_create(name=f"bench-recall-{time.time_ns()}")
     logs = Path(tempfile.mkdtemp(prefix="memhq-bench-recall-"))
     bodies = [json.dumps({"user_id": USER_ID, "query": query}).encode() for query in QUERIES]
     results: dict[str, Any] = {}
+    realistic = options["shape"] == "realistic"
+    vectors = vectors_for() if realistic else None
     try:
+        if vectors is not None:
+            others(options, project.pk, vectors, write)
         with gunicorn(target="config.wsgi:application", log=logs / "web.log") as server:
             target = Target(
                 url=f"{server.url}/v1/memhq/recall",
@@ -96,14 +156,16 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
             inserted = 0
             for size in steps(options["memories"]):
                 started = time.perf_counter()
-                insert_memories(project.pk, USER_ID, inserted, size)
+                grow(options["shape"], project.pk, inserted, size, vectors)
                 inserted = size
                 settle(write)
-                write(f"{size} synthetic memories ready ({time.perf_counter() - started:.0f} s); measuring…")
+                write(f"{size} memories ready ({time.perf_counter() - started:.0f} s); measuring…")
                 load = Load(clients=1, seconds=options["seconds"], warmup_s=options["warmup"])
                 summary = summarize(run_load(target, load))
                 knn = bare_knn(str(project.pk))
+                plan = explain(project.pk, USER_ID, QUERIES[0])
                 results[str(size)] = {
+                    "rows": row_counts(),
                     "recall_http": {
                         "p50_ms": round(summary.p50_ms, 2),
                         "p95_ms": round(summary.p95_ms, 2),
@@ -111,22 +173,36 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
                         "requests": summary.requests,
                         "errors": summary.errors,
                     },
+                    "in_process": breakdown(project.pk, USER_ID, QUERIES, options["breakdown_runs"]),
                     "bare_knn_sql": {key: round(value, 2) for key, value in knn.items()},
                     "ratio_p50": ratio(summary.p50_ms, knn["p50_ms"]),
+                    "explain_execution_ms": execution_ms(plan),
+                    "explain": plan,
                 }
+                write(
+                    f"  http p50 {summary.p50_ms:.1f} / p95 {summary.p95_ms:.1f} ms; bare kNN p50 "
+                    f"{knn['p50_ms']:.2f} ms; in process {results[str(size)]['in_process']}"
+                )
     finally:
         project.delete()
     document = {
-        "memories": "synthetic (memhq/bench/recall_data.py)",
+        "memories": f"synthetic, {options['shape']} (memhq/bench/recall_user.py, recall_data.py)",
         "steps": results,
         "targets": {"p50_ms": TARGET_P50_MS, "p95_ms": TARGET_P95_MS},
     }
-    write(json.dumps(document, indent=2))
-    last = results[str(steps(options["memories"])[-1])]["recall_http"]
+    write(json.dumps({**document, "steps": _without_plans(results)}, indent=2))
+    last = results[str(steps(options["memories"])[-1])]
+    http = last["recall_http"]
     write(
-        f"\nrecall at {options['memories']} memories: p50 {last['p50_ms']} ms (target ≤ {TARGET_P50_MS}), "
-        f"p95 {last['p95_ms']} ms (target ≤ {TARGET_P95_MS})"
+        f"\nrecall at {options['memories']} memories ({options['shape']}): p50 {http['p50_ms']} ms "
+        f"(target ≤ {TARGET_P50_MS}), p95 {http['p95_ms']} ms (target ≤ {TARGET_P95_MS}); "
+        f"{last['ratio_p50']}× the bare kNN"
     )
     if options.get("json"):
         write_json(options["json"], document)
     return document
+
+
+def _without_plans(results: dict[str, Any]) -> dict[str, Any]:
+    """The printed figures (the plans go to --json only)."""
+    return {size: {k: v for k, v in step.items() if k != "explain"} for size, step in results.items()}

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memhq.models import ApiKey, Project
+from memhq.selectors.tenancy import api_key_forget
 
 KEY_PREFIX_BYTES = 6  # 12 hex chars: unique lookup handle, not a secret
 KEY_SECRET_BYTES = 32
@@ -45,10 +46,12 @@ def api_key_create(*, project: Project, name: str = "") -> IssuedKey:
 
 
 def api_key_revoke(*, prefix: str) -> ApiKey:
+    """Refused at once by this process, by the others within ``MEMHQ_KEY_CACHE_S``."""
     api_key = ApiKey.objects.get(prefix=prefix)
     if api_key.revoked_at is None:
         api_key.revoked_at = timezone.now()
         api_key.save(update_fields=["revoked_at"])
+    api_key_forget(prefix)
     return api_key
 
 
