@@ -49,7 +49,8 @@ def test_a_realistic_user_has_the_pipelines_rows_and_recall_finds_them(project: 
     assert Evidence.objects.filter(memory__user_id="big").count() == memories
     assert Passage.objects.filter(**mine).count() > 0
     assert Entity.objects.filter(**mine).count() == Shape(MEMORIES).entities + Shape(MEMORIES // 2).entities
-    assert Episode.objects.filter(**mine).exclude(summary="").count() == Episode.objects.filter(**mine).count()
+    episodes = Episode.objects.filter(**mine)
+    assert episodes.exclude(summary="").count() == episodes.count() > 0
 
     result = recall(project_id=project.pk, user_id="big", query_text="Who likes rock climbing?")
     assert not result.degraded
