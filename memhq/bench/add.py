@@ -26,6 +26,7 @@ from memhq.bench.cleanup import Cleanup, clean_up
 from memhq.bench.episode import episode_body
 from memhq.bench.http import Load, Target, run_load
 from memhq.bench.report import Summary, format_cpu, format_summary, ratio, summarize, write_json
+from memhq.bench.series import Series
 from memhq.bench.server import gunicorn, procfile_workers, wsgi_target
 from memhq.bench.urls import BASELINE_ENV
 from memhq.models import ApiKey
@@ -60,6 +61,7 @@ def add_arguments(parser: ArgumentParser) -> None:
         "--workers", type=int, help="gunicorn workers (default: $WEB_CONCURRENCY, else Procfile)"
     )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--plot", type=Path, help="also draw latency CDFs and throughput to this PNG")
     parser.add_argument("--keep", action="store_true", help="keep the episodes and their queued chains")
 
 
@@ -74,6 +76,7 @@ class BenchProject:
 class Run:
     summary: Summary
     cpu_ms: dict[str, float]  # CPU ms per process group over the measured window
+    series: Series  # the raw latencies and completion times, for --plot
 
 
 def bench_project(key: str | None) -> BenchProject:
@@ -113,7 +116,11 @@ def measure(url: str, headers: dict[str, str], pid: int | None, options: dict[st
     for load in loads(options):
         result = run_load(target, load, cpu.probe_for(pid))
         used = cpu.cpu_ms(result.probes["start"], result.probes["end"])
-        runs[load.mode] = Run(summary=summarize(result), cpu_ms=used)
+        runs[load.mode] = Run(
+            summary=summarize(result),
+            cpu_ms=used,
+            series=Series(load.mode, result.latencies_ns, result.done_s),
+        )
     return runs
 
 
@@ -148,7 +155,21 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
     write(render(runs, document))
     if options.get("json"):
         write_json(options["json"], document)
+    if options.get("plot"):
+        write(f"plot: {plot_runs(options['plot'], runs)}")
     return document
+
+
+def plot_runs(path: Path, runs: dict[str, dict[str, Run]]) -> Path:
+    """Latency CDFs and throughput over time of every run (MemHQ and the baseline, each mode)."""
+    from memhq.bench import plot  # matplotlib is a dev requirement: imported only when asked for
+
+    series = [
+        Series(f"{server} {mode}", run.series.latencies_ns, run.series.done_s)
+        for server, modes in runs.items()
+        for mode, run in modes.items()
+    ]
+    return plot.save(path, "POST /v1/memhq/add vs the one-INSERT baseline", latencies=series, rates=series)
 
 
 def ratios(runs: dict[str, dict[str, Run]]) -> dict[str, dict[str, float | None]]:

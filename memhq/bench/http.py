@@ -94,6 +94,7 @@ class Load:
 class LoadResult:
     load: Load
     latencies_ns: list[int]  # requests of the measured window that succeeded (2xx)
+    done_s: list[float]  # when each of them completed, seconds into the window (throughput over time)
     errors: Counter[str]  # requests of the measured window that failed, by status or exception
     window_s: float
     client_cpu_s: float  # CPU this process used for the whole run (warm-up included)
@@ -227,6 +228,7 @@ def run_load(target: Target, load: Load, probe: Probe | None = None) -> LoadResu
     return LoadResult(
         load=load,
         latencies_ns=[done - origin for origin, done, error in window if error is None],
+        done_s=[(done - window_start) / NS_PER_S for _, done, error in window if error is None],
         errors=Counter(error for _, _, error in window if error is not None),
         window_s=(window_stop - window_start) / NS_PER_S,
         client_cpu_s=cpu,

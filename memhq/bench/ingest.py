@@ -29,6 +29,7 @@ from django.db.models import Max, Min
 
 from memhq.bench.episode import episode_body
 from memhq.bench.report import write_json
+from memhq.bench.series import Bars, Series
 from memhq.bench.server import gunicorn
 from memhq.bench.workers import celery_worker, outbox_relay
 from memhq.models import Episode, EpisodeStatus, Project
@@ -40,6 +41,7 @@ TARGET_P95_S = 1.0
 SENDER_THREADS = 4
 WARMUP_EPISODES = 4
 POLL_S = 0.2
+PROGRESS_EVERY_S = 10.0
 WAIT_TIMEOUT_S = 1800.0
 PHASES = ("persist", "anchor dates", "extract", "resolve entities", "reconcile", "index", "notify")
 
@@ -50,6 +52,7 @@ def add_arguments(parser: ArgumentParser) -> None:
     parser.add_argument("--rate", type=float, default=5.0, help="offered load of the latency run, episodes/s")
     parser.add_argument("--latency-seconds", type=float, default=20.0, help="length of the latency run")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--plot", type=Path, help="also draw freshness, throughput and phases to this PNG")
 
 
 class Sender:
@@ -105,13 +108,20 @@ def send_at_rate(sender: Sender, bodies: list[bytes], rate: float) -> None:
     sender.check()
 
 
-def wait_done(project: Project, user_prefix: str, count: int) -> None:
+def wait_done(
+    project: Project, user_prefix: str, count: int, write: Callable[[str], Any] | None = None
+) -> None:
+    """Until ``count`` episodes of the prefix finished; every PROGRESS_EVERY_S says how many have."""
     deadline = time.monotonic() + WAIT_TIMEOUT_S
+    next_note = time.monotonic() + PROGRESS_EVERY_S
     episodes = Episode.objects.filter(project=project, user_id__startswith=user_prefix)
     while time.monotonic() < deadline:
         done = episodes.filter(status__in=[EpisodeStatus.COMPLETED, EpisodeStatus.FAILED]).count()
         if done >= count:
             return
+        if write is not None and time.monotonic() > next_note:
+            write(f"  {done}/{count} episodes done")
+            next_note = time.monotonic() + PROGRESS_EVERY_S
         time.sleep(POLL_S)
     raise RuntimeError(f"episodes of {user_prefix} did not finish within {WAIT_TIMEOUT_S}s")
 
@@ -141,13 +151,37 @@ def throughput(project: Project, prefix: str) -> dict[str, Any]:
     }
 
 
-def freshness(project: Project, prefix: str) -> dict[str, Any]:
+def lags_s(project: Project, prefix: str) -> list[float]:
+    """/add → indexed_at of each episode, seconds."""
     rows = Episode.objects.filter(project=project, user_id__startswith=prefix, indexed_at__isnull=False)
-    lags = [
+    return [
         (indexed - received).total_seconds()
         for received, indexed in rows.values_list("received_at", "indexed_at")
         if indexed is not None
     ]
+
+
+def completions_s(project: Project, prefix: str) -> list[float]:
+    """When each episode completed, seconds after the first was received."""
+    episodes = Episode.objects.filter(project=project, user_id__startswith=prefix, completed_at__isnull=False)
+    first = episodes.aggregate(first=Min("received_at"))["first"]
+    return [(done - first).total_seconds() for done in episodes.values_list("completed_at", flat=True)]
+
+
+def plot_run(path: Path, project: Project, document: dict[str, Any], rate: float) -> Path:
+    """Freshness CDF, episodes completed per second in the throughput run, per-phase medians."""
+    from memhq.bench import plot  # matplotlib is a dev requirement: imported only when asked for
+
+    freshness_series = Series(
+        f"/add → indexed_at at {rate}/s", [round(lag * 1e9) for lag in lags_s(project, "lat-")]
+    )
+    completed = Series("episodes completed", [], completions_s(project, "tp-"))
+    phases = Bars("phase medians (throughput run)", document["throughput"]["phase_median_ms"])
+    return plot.save(path, "ingestion", latencies=[freshness_series], rates=[completed], charts=[phases])
+
+
+def freshness(project: Project, prefix: str) -> dict[str, Any]:
+    lags = lags_s(project, prefix)
     return {
         "episodes": len(lags),
         "p50_s": round(percentile(lags, 50), 3),
@@ -171,17 +205,19 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
             wait_done(project, "warm-", WARMUP_EPISODES)
             write(f"throughput: {options['episodes']} episodes, {options['concurrency']} worker processes…")
             send_all(sender, [episode_body(f"tp-{i % 50:02d}") for i in range(options["episodes"])])
-            wait_done(project, "tp-", options["episodes"])
+            wait_done(project, "tp-", options["episodes"], write)
             count = max(1, round(rate * seconds))
             write(f"freshness: {count} episodes at {rate}/s…")
             send_at_rate(sender, [episode_body(f"lat-{i % 50:02d}") for i in range(count)], rate)
-            wait_done(project, "lat-", count)
+            wait_done(project, "lat-", count, write)
         document: dict[str, Any] = {
             "throughput": throughput(project, "tp-"),
             "freshness": {"offered_per_s": rate, **freshness(project, "lat-")},
             "http_errors": sender.errors,
             "targets": {"episodes_per_s": TARGET_EPISODES_PER_S, "p95_s": TARGET_P95_S},
         }
+        if options.get("plot"):
+            write(f"plot: {plot_run(options['plot'], project, document, rate)}")
     finally:
         project.delete()
     write(json.dumps(document, indent=2))

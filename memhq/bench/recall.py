@@ -36,6 +36,7 @@ from memhq.bench.recall_user import (
     vectors_for,
 )
 from memhq.bench.report import percentile, ratio, summarize, write_json
+from memhq.bench.series import Bars, Series
 from memhq.bench.server import gunicorn
 from memhq.services.tenancy import project_create
 
@@ -69,6 +70,7 @@ def add_arguments(parser: ArgumentParser) -> None:
     parser.add_argument("--other-memories", type=int, default=100, help="memories of each other user")
     parser.add_argument("--breakdown-runs", type=int, default=120, help="in-process recalls timed by step")
     parser.add_argument("--json", type=Path, help="also write the figures (and the plans) to this file")
+    parser.add_argument("--plot", type=Path, help="also draw the latency CDFs and the breakdown to this PNG")
 
 
 def bare_knn(project_id: str) -> dict[str, float]:
@@ -141,6 +143,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
     logs = Path(tempfile.mkdtemp(prefix="memhq-bench-recall-"))
     bodies = [json.dumps({"user_id": USER_ID, "query": query}).encode() for query in QUERIES]
     results: dict[str, Any] = {}
+    curves: list[Series] = []
     realistic = options["shape"] == "realistic"
     vectors = vectors_for() if realistic else None
     try:
@@ -161,7 +164,9 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
                 settle(write)
                 write(f"{size} memories ready ({time.perf_counter() - started:.0f} s); measuring…")
                 load = Load(clients=1, seconds=options["seconds"], warmup_s=options["warmup"])
-                summary = summarize(run_load(target, load))
+                result = run_load(target, load)
+                summary = summarize(result)
+                curves.append(Series(f"{size} memories", result.latencies_ns, result.done_s))
                 knn = bare_knn(str(project.pk))
                 plan = explain(project.pk, USER_ID, QUERIES[0])
                 results[str(size)] = {
@@ -200,6 +205,15 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
     )
     if options.get("json"):
         write_json(options["json"], document)
+    if options.get("plot"):
+        from memhq.bench import plot  # matplotlib is a dev requirement: imported only when asked for
+
+        steps_p50 = Bars(
+            f"in process at {options['memories']} memories, p50",
+            {step: figures["p50_ms"] for step, figures in last["in_process"].items()},
+        )
+        title = f"POST /v1/memhq/recall ({options['shape']} user)"
+        write(f"plot: {plot.save(options['plot'], title, latencies=curves, charts=[steps_p50])}")
     return document
 
 
