@@ -57,6 +57,9 @@ ORDER BY embedding <=> %s::vector LIMIT 30
 
 def add_arguments(parser: ArgumentParser) -> None:
     parser.add_argument("--memories", type=int, default=100_000, help="memories of the user at the last step")
+    parser.add_argument(
+        "--first-step", type=int, default=FIRST_STEP, help="measure at this many memories first (0: skip)"
+    )
     parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per step")
     parser.add_argument("--warmup", type=float, default=2.0, help="warm-up seconds per step")
     parser.add_argument(
@@ -102,8 +105,9 @@ def settle(write: Callable[[str], Any]) -> None:
             write(f"CHECKPOINT not allowed ({exc.__class__.__name__}); measuring with the writes pending")
 
 
-def steps(total: int) -> list[int]:
-    return [FIRST_STEP, total] if total > FIRST_STEP else [total]
+def steps(total: int, first: int = FIRST_STEP) -> list[int]:
+    """The sizes measured: ``first`` then ``total`` (``first`` 0: only ``total``)."""
+    return [first, total] if 0 < first < total else [total]
 
 
 def grow(shape: str, project_id: Any, inserted: int, size: int, vectors: Vectors | None) -> None:
@@ -157,7 +161,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
                 rotate=True,  # the client asks every query in turn: the percentiles are over the mix
             )
             inserted = 0
-            for size in steps(options["memories"]):
+            for size in steps(options["memories"], options["first_step"]):
                 started = time.perf_counter()
                 grow(options["shape"], project.pk, inserted, size, vectors)
                 inserted = size
@@ -196,7 +200,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
         "targets": {"p50_ms": TARGET_P50_MS, "p95_ms": TARGET_P95_MS},
     }
     write(json.dumps({**document, "steps": _without_plans(results)}, indent=2))
-    last = results[str(steps(options["memories"])[-1])]
+    last = results[str(options["memories"])]
     http = last["recall_http"]
     write(
         f"\nrecall at {options['memories']} memories ({options['shape']}): p50 {http['p50_ms']} ms "

@@ -82,12 +82,39 @@ def sizes_cte() -> str:
                {few("memhq_entity", "entities_exact")}, {few("memhq_passage", "passages_exact")})"""
 
 
+def owned_by_user(alias: str) -> str:
+    """``alias``'s row belongs to the asking user: what every signal's filter starts with."""
+    return f"{alias}.project_id = (SELECT project_id FROM q) AND {alias}.user_id = (SELECT user_id FROM q)"
+
+
+def _owned_by_user_unindexed(alias: str) -> str:
+    """:func:`owned_by_user` in a form no index can answer and the planner does not think selective.
+
+    In the HNSW branch of :func:`nearest` the planner must walk the vector index. The user is a parameter of
+    the prepared statement, so Postgres estimates any user's share of a table as 1/n_distinct: a user with
+    half of a table's rows looked like 0.3% of it, and the planner filtered on the per-user indexes first and
+    computed every one of the user's distances (a realistic user with 60k messages beside 100 others: the
+    message signal alone 91 ms, issue 17). Written as ``coalesce(a = b, false)`` each test is a plain
+    boolean expression to the planner: no index matches it, and its selectivity is the default 0.5, so the
+    index walk (which stops after ``limit`` rows pass) is the cheapest plan. The user's real size is known
+    here (``sizes``: above ``EXACT_KNN_MAX_ROWS``), so the walk is what is wanted."""
+    return (
+        f"coalesce({alias}.project_id = (SELECT project_id FROM q), false)"
+        f" AND coalesce({alias}.user_id = (SELECT user_id FROM q), false)"
+    )
+
+
 def nearest(*, table: str, alias: str, where: str, exact: str, limit: int) -> str:
     """The ``limit`` rows of ``table`` (``alias``) passing ``where`` nearest to the query vector, as
     ``(id, distance)`` (not ordered). ``exact`` names the ``sizes`` column that picks the way: the exact
     branch computes every distance (``OFFSET 0`` keeps the planner from answering its ORDER BY with the
     HNSW index), the other walks the HNSW index with iterative scans. The branch not taken is skipped by a
-    one-time filter, so it costs nothing."""
+    one-time filter, so it costs nothing. ``where`` must start from :func:`owned_by_user`: the index walk
+    tests it in a form no other index can serve."""
+    owner = owned_by_user(alias)
+    if owner not in where:
+        raise ValueError(f"a kNN filter must contain {owner!r}")
+    walked = where.replace(owner, _owned_by_user_unindexed(alias))
     distance = f"{alias}.embedding <=> (SELECT v FROM q)"
     return f"""
         (SELECT id, distance FROM (
@@ -97,19 +124,19 @@ def nearest(*, table: str, alias: str, where: str, exact: str, limit: int) -> st
          ORDER BY distance LIMIT {limit})
         UNION ALL
         (SELECT {alias}.id, {distance} AS distance FROM {table}
-         WHERE NOT (SELECT {exact} FROM sizes) AND {where} AND {alias}.embedding IS NOT NULL
+         WHERE NOT (SELECT {exact} FROM sizes) AND {walked} AND {alias}.embedding IS NOT NULL
          ORDER BY {distance} LIMIT {limit})"""
 
 
-LIVE_MEMORY = """
-    m.project_id = (SELECT project_id FROM q) AND m.user_id = (SELECT user_id FROM q)
+LIVE_MEMORY = f"""
+    {owned_by_user("m")}
     AND m.status IN ('active', 'superseded') AND m.indexed_at IS NOT NULL
     AND ((SELECT history FROM q) OR (
         m.valid_from <= (SELECT as_of FROM q)
         AND (m.valid_until IS NULL OR m.valid_until > (SELECT as_of FROM q))))
 """
 
-USER_MESSAGE = """
-    msg.project_id = (SELECT project_id FROM q) AND msg.user_id = (SELECT user_id FROM q)
+USER_MESSAGE = f"""
+    {owned_by_user("msg")}
     AND (msg.document_date IS NULL OR msg.document_date <= (SELECT as_of FROM q))
 """

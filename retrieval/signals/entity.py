@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from retrieval.signals import LIVE_MEMORY, SIGNAL_LIMIT, SignalSQL, hits_select, nearest
+from retrieval.signals import LIVE_MEMORY, SIGNAL_LIMIT, SignalSQL, hits_select, nearest, owned_by_user
 
 NAME = "entity"
 #: pg_trgm word_similarity(entity name, query) above which the query is taken to name the entity.
@@ -39,8 +39,7 @@ EPISODE_CAP: Final = 10000
 
 
 def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
-    scope = """e.project_id = (SELECT project_id FROM q) AND e.user_id = (SELECT user_id FROM q)
-               AND e.merged_into_id IS NULL"""
+    scope = f"{owned_by_user('e')} AND e.merged_into_id IS NULL"
     inner = f"""
         WITH anchors AS (
             SELECT e.id, {NAMED_STRENGTH}::float8 AS strength FROM memhq_entity e

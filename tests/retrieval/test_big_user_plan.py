@@ -1,0 +1,51 @@
+"""A user above EXACT_KNN_MAX_ROWS is searched through the HNSW index, even when they hold most of a table
+shared with many small users: the prepared statement cannot know a user's share, and Postgres, guessing
+1/n_distinct, filtered on the per-user indexes and computed every one of the big user's distances."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+
+from memhq.bench.recall_breakdown import explain
+from memhq.bench.recall_user import Shape, VectorIndexesDropped, build_user, vectors_for
+from memhq.models import Project
+from memhq.selectors.nearest import EXACT_KNN_MAX_ROWS
+from retrieval.signals import nearest, owned_by_user
+
+SMALL_USERS = 30
+
+
+def scanned_rows(plan: list[str], index: str) -> list[float]:
+    """``rows`` of each plan node that reads ``index``."""
+    return [
+        float(match.group(1))
+        for line in plan
+        if index in line and (match := re.search(r"actual time=[\d.]+\.\.[\d.]+ rows=([\d.]+)", line))
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_big_users_message_vectors_are_searched_through_the_index(project: Project) -> None:
+    vectors = vectors_for()
+    big = Shape(EXACT_KNN_MAX_ROWS // 2)  # 3 messages per memory: above the threshold in messages
+    assert big.messages > EXACT_KNN_MAX_ROWS
+    with VectorIndexesDropped():
+        build_user(project.pk, "big", big, vectors, seed=1)
+        for number in range(SMALL_USERS):
+            build_user(project.pk, f"small-{number}", Shape(10), vectors, seed=100 + number)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memhq_episodemessage")
+    plan = explain(project.pk, "big", "Who likes rock climbing?")
+    walked = scanned_rows(plan, "message_embedding_hnsw")
+    assert walked, "the message signal did not use the HNSW index:\n" + "\n".join(plan)
+    assert max(walked) < big.messages / 4  # the walk stops early; the user's rows were not all read
+
+
+def test_a_knn_filter_must_name_the_owner() -> None:
+    table = {"table": "memhq_memory m", "alias": "m", "exact": "memories_exact", "limit": 5}
+    with pytest.raises(ValueError, match="must contain"):
+        nearest(where="m.status = 'active'", **table)  # type: ignore[arg-type]
+    assert owned_by_user("m") in nearest(where=owned_by_user("m"), **table)  # type: ignore[arg-type]
