@@ -20,7 +20,7 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from ingestion.claims import CLEARED, holder_fields, holder_is_dead, leases
-from memhq.models import Episode, EpisodePhase, EpisodeStatus
+from memhq.models import Episode, EpisodeErrorKind, EpisodePhase, EpisodeStatus
 from memhq.ops import metrics
 from memhq.services.webhooks import event_emit
 
@@ -224,8 +224,9 @@ def _record_done(
     return bool(held)
 
 
-def fail_episode(episode_id: str, phase: int, reason: str) -> None:
-    """Mark the episode failed in ``phase``; earlier phases' work stays so a later retry resumes there."""
+def fail_episode(episode_id: str, phase: int, reason: str, *, kind: EpisodeErrorKind) -> None:
+    """Mark the episode failed in ``phase``, saying whether the error was transient (``kind``); earlier
+    phases' work stays so a later retry resumes there."""
     with transaction.atomic():
         episode = Episode.objects.select_for_update().filter(pk=episode_id).first()
         if episode is None or episode.status == EpisodeStatus.FAILED:
@@ -240,6 +241,7 @@ def fail_episode(episode_id: str, phase: int, reason: str) -> None:
         )
         episode.error_phase = phase
         episode.error = reason[:4000]
+        episode.error_kind = kind
         episode.progressed_at = timezone.now()
         episode.save(
             update_fields=[
@@ -251,6 +253,7 @@ def fail_episode(episode_id: str, phase: int, reason: str) -> None:
                 "claim_expires_at",
                 "error_phase",
                 "error",
+                "error_kind",
                 "progressed_at",
             ]
         )

@@ -18,7 +18,7 @@ from ingestion.phases import MODULES
 from ingestion.pipeline import build_chain
 from ingestion.runner import Claim, fail_episode, run_phase
 from memhq.ai.errors import TransientAIError
-from memhq.models import EpisodePhase
+from memhq.models import EpisodeErrorKind, EpisodePhase
 from memhq.ops import metrics
 
 logger = logging.getLogger(__name__)
@@ -50,7 +50,8 @@ def execute(task: Task, episode_id: str, phase: EpisodePhase) -> None:
     except TRANSIENT_ERRORS as exc:  # run_phase has released the claim
         retries = task.request.retries
         if retries >= settings.MEMHQ_TASK_MAX_RETRIES:
-            fail_episode(episode_id, phase, f"{type(exc).__name__}: {exc} (gave up after {retries} retries)")
+            reason = f"{type(exc).__name__}: {exc} (gave up after {retries} retries)"
+            fail_episode(episode_id, phase, reason, kind=EpisodeErrorKind.TRANSIENT)
             raise Ignore() from exc
         countdown = get_exponential_backoff_interval(
             RETRY_BACKOFF_FACTOR_S, retries, settings.MEMHQ_TASK_RETRY_BACKOFF_MAX_S, full_jitter=True
@@ -60,7 +61,7 @@ def execute(task: Task, episode_id: str, phase: EpisodePhase) -> None:
         raise task.retry(exc=exc, countdown=countdown, max_retries=settings.MEMHQ_TASK_MAX_RETRIES) from exc
     except Exception as exc:  # a bug or bad data: retrying will not help
         logger.exception("episode %s phase %s failed", episode_id, phase.label)
-        fail_episode(episode_id, phase, f"{type(exc).__name__}: {exc}")
+        fail_episode(episode_id, phase, f"{type(exc).__name__}: {exc}", kind=EpisodeErrorKind.PERMANENT)
         raise Ignore() from exc
     if claim in (Claim.GONE, Claim.BUSY):
         raise Ignore()  # stop this copy of the chain; the owner of the claim carries it on

@@ -102,14 +102,17 @@ class EpisodeAdmin(ReadOnlyAdmin):
         "completed_at",
         "graph",
     )
-    list_filter = ("status", "error_phase", "project", "received_at")
+    list_filter = ("status", "error_phase", "error_kind", "project", "received_at")
     search_fields = ("=id", "user_id", "thread_key", "error")
     ordering = ("-received_at",)
     date_hierarchy = "received_at"
     readonly_fields = ("phase_timeline", "memories_made", "graph", "raw_body_text")
     # The journey first (what happened, where it failed, what it made); the record's details after.
     fieldsets = (
-        (None, {"fields": ("project", "user_id", "status", "error_phase", "error", "attempts")}),
+        (
+            None,
+            {"fields": ("project", "user_id", "status", "error_phase", "error_kind", "error", "attempts")},
+        ),
         ("Journey", {"fields": ("phase_timeline", "memories_made", "graph")}),
         ("Raw body", {"fields": ("raw_body_text",)}),
         (

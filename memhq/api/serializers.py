@@ -96,6 +96,7 @@ class EpisodeSerializer(serializers.ModelSerializer):
             "attempts",
             "error",
             "error_phase",
+            "error_kind",
             "enqueued",
             "timings_ms",
             "stats",

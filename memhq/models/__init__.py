@@ -1,6 +1,13 @@
 from memhq.models.control import ConsolidationCursor, ConsolidationStep, ErasureReceipt
 from memhq.models.entities import Entity
-from memhq.models.episodes import Candidate, Episode, EpisodeMessage, EpisodePhase, EpisodeStatus
+from memhq.models.episodes import (
+    Candidate,
+    Episode,
+    EpisodeErrorKind,
+    EpisodeMessage,
+    EpisodePhase,
+    EpisodeStatus,
+)
 from memhq.models.journal import Batch, BatchKind, JournalEntry
 from memhq.models.memories import Evidence, Memory, MemoryKind, MemoryOrigin, MemoryStatus
 from memhq.models.passages import Passage
@@ -20,6 +27,7 @@ __all__ = [
     "Entity",
     "Episode",
     "EpisodeMessage",
+    "EpisodeErrorKind",
     "EpisodePhase",
     "EpisodeStatus",
     "ErasureReceipt",

@@ -22,6 +22,15 @@ class EpisodeStatus(models.TextChoices):
     FAILED = "failed"
 
 
+class EpisodeErrorKind(models.TextChoices):
+    """Why a failed episode failed, as the task that failed it knew: a transient error (the database, the
+    broker or a model server away, retried until the task gave up: worth retrying later) or a permanent
+    one (a bug or bad data: retrying repeats it)."""
+
+    TRANSIENT = "transient"
+    PERMANENT = "permanent"
+
+
 class EpisodePhase(models.IntegerChoices):
     """The seven phases in chain order; ``Episode.phase_done`` is the last one finished (0 = none)."""
 
@@ -62,6 +71,9 @@ class Episode(models.Model):
     attempts = models.PositiveIntegerField(default=0, db_default=0)
     error = models.TextField(blank=True, default="", db_default="")
     error_phase = models.PositiveSmallIntegerField(null=True, blank=True)
+    error_kind = models.CharField(
+        max_length=16, choices=EpisodeErrorKind.choices, blank=True, default="", db_default=""
+    )
     # Who holds the running phase's claim (ingestion/claims.py): a redelivered task takes the claim over at
     # once when the holder's process is gone (same host) or its lease, renewed while the phase runs, ran out.
     claim_host = models.CharField(max_length=255, blank=True, default="", db_default="")

@@ -9,8 +9,8 @@ below ``MEMHQ_IMPORTANCE_FLOOR``, and never raised. The cap depends only on the 
 so running the step twice changes nothing (a pass interrupted and resumed ends like an uninterrupted one);
 a reinforcement moves ``last_seen_at`` and raises the importance back to the candidate's.
 
-**Retries.** A failed episode whose error starts with the name of a transient exception (one of
-``ingestion.tasks.TRANSIENT_ERRORS`` or a subclass, e.g. ``OperationalError: …``) and that has been failed
+**Retries.** A failed episode whose error was transient (``error_kind``, stored by the task that gave up
+after retrying one of ``ingestion.tasks.TRANSIENT_ERRORS``) and that has been failed
 for ``MEMHQ_CONSOLIDATION_RETRY_AFTER_S`` is set back to queued and re-enqueued from the phase that failed,
 at most ``MEMHQ_CONSOLIDATION_MAX_EPISODE_RETRIES`` times (counted in ``stats.consolidation_retries``; the
 error it had is kept in ``stats.retried_error``). Retries are pipeline work, not memory changes: they are
@@ -20,7 +20,6 @@ not journaled; what the retried episode then changes is its own (revertable) bat
 from __future__ import annotations
 
 import math
-import re
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
@@ -31,6 +30,7 @@ from django.utils import timezone
 
 from memhq.models import (
     Episode,
+    EpisodeErrorKind,
     EpisodePhase,
     EpisodeStatus,
     JournalEntry,
@@ -83,29 +83,14 @@ def decay_step(
     return StepProgress(len(memories), len(memories) < budget, position)
 
 
-def transient_error_names() -> list[str]:
-    """Names of the exceptions a phase retries (and of their subclasses): how a transient error begins."""
-    from ingestion.tasks import TRANSIENT_ERRORS
-
-    names: set[str] = set()
-    pending: list[type[BaseException]] = list(TRANSIENT_ERRORS)
-    while pending:
-        cls = pending.pop()
-        if cls.__name__ not in names:
-            names.add(cls.__name__)
-            pending.extend(cls.__subclasses__())
-    return sorted(names)
-
-
 def retry_failed_episodes(*, failed_before: datetime, limit: int) -> int:
     """Re-enqueue up to ``limit`` episodes failed (before ``failed_before``) by a transient error."""
-    pattern = "^(" + "|".join(re.escape(name) for name in transient_error_names()) + "):"
     max_retries = settings.MEMHQ_CONSOLIDATION_MAX_EPISODE_RETRIES
     episodes = list(
         Episode.objects.filter(
             status=EpisodeStatus.FAILED,
             error_phase__isnull=False,
-            error__regex=pattern,
+            error_kind=EpisodeErrorKind.TRANSIENT,
             progressed_at__lt=failed_before,
         )
         .filter(
@@ -123,6 +108,7 @@ def retry_failed_episodes(*, failed_before: datetime, limit: int) -> int:
         Episode.objects.filter(pk=episode.pk, status=EpisodeStatus.FAILED).update(
             status=EpisodeStatus.QUEUED,
             error="",
+            error_kind="",
             error_phase=None,
             phase_running=None,
             progressed_at=now,

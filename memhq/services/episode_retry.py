@@ -22,7 +22,7 @@ from django.utils import timezone
 from memhq.models import Batch, BatchKind, Episode, EpisodePhase, EpisodeStatus, JournalEntry, Project
 from memhq.services.batches import batch_start
 
-JOURNALED_FIELDS = ("status", "error", "error_phase", "phase_done", "phase_running")
+JOURNALED_FIELDS = ("status", "error", "error_kind", "error_phase", "phase_done", "phase_running")
 
 
 class EpisodeNotFailed(Exception):
@@ -65,6 +65,7 @@ def episode_retry(*, project: Project, episode_id: uuid.UUID | str, actor: str) 
     stats["retried_error"] = episode.error
     episode.status = EpisodeStatus.QUEUED
     episode.error = ""
+    episode.error_kind = ""
     episode.error_phase = None
     episode.phase_running = None
     episode.progressed_at = timezone.now()
@@ -74,6 +75,7 @@ def episode_retry(*, project: Project, episode_id: uuid.UUID | str, actor: str) 
         update_fields=[
             "status",
             "error",
+            "error_kind",
             "error_phase",
             "phase_running",
             "progressed_at",

@@ -16,7 +16,16 @@ from django.utils import timezone
 from ingestion.phases import MODULES
 from ingestion.runner import fail_episode, run_phase
 from memhq.consolidation_tasks import consolidation_sweep
-from memhq.models import ConsolidationCursor, Entity, Episode, EpisodePhase, JournalEntry, Memory, Project
+from memhq.models import (
+    ConsolidationCursor,
+    Entity,
+    Episode,
+    EpisodeErrorKind,
+    EpisodePhase,
+    JournalEntry,
+    Memory,
+    Project,
+)
 from memhq.services.tenancy import project_create
 from tests.control.helpers import ingest
 from tests.ingestion.helpers import make_episode
@@ -41,13 +50,17 @@ def build(broker: redis.Redis) -> Project:
     Memory.objects.filter(project=project, predicate__in=["likes", "works_at"]).update(
         last_seen_at=timezone.now() - STALE
     )
-    for content, error in (
-        ("I own a boat.", "OperationalError: server closed the connection (gave up after 5 retries)"),
-        ("I own a bike.", "ValueError: bad data"),
+    for content, error, kind in (
+        (
+            "I own a boat.",
+            "OperationalError: server closed the connection (gave up after 5 retries)",
+            EpisodeErrorKind.TRANSIENT,
+        ),
+        ("I own a bike.", "ValueError: bad data", EpisodeErrorKind.PERMANENT),
     ):
         episode = make_episode(project, [{"role": "user", "content": content}], "alice")
         run_phase(str(episode.pk), EpisodePhase.PERSIST, MODULES[EpisodePhase.PERSIST])
-        fail_episode(str(episode.pk), EpisodePhase.ANCHOR_DATES, error)
+        fail_episode(str(episode.pk), EpisodePhase.ANCHOR_DATES, error, kind=kind)
     broker.flushdb()  # the chains published at creation already ran in this process
     return project
 

@@ -24,6 +24,7 @@ from memhq.models import (
     DeliveryStatus,
     Entity,
     Episode,
+    EpisodeErrorKind,
     EpisodeMessage,
     EpisodePhase,
     ErasureReceipt,
@@ -71,7 +72,9 @@ def populate(project: Project, user_id: str = "alice") -> None:
     make_episode(project, [{"role": "user", "content": "I have a cat."}], user_id)  # still queued
     failed = make_episode(project, [{"role": "user", "content": "I own a boat."}], user_id)
     run_phase(str(failed.pk), EpisodePhase.PERSIST, MODULES[EpisodePhase.PERSIST])
-    fail_episode(str(failed.pk), EpisodePhase.ANCHOR_DATES, "OperationalError: connection lost")
+    fail_episode(
+        str(failed.pk), EpisodePhase.ANCHOR_DATES, "OperationalError: lost", kind=EpisodeErrorKind.TRANSIENT
+    )
     thread = thread_create(project=project, user_id=user_id, key=f"chat-{user_id}").thread
     message_add(project=project, key=thread.key, role="user", content="Hello there.")
     event_emit(project_id=project.pk, user_id=user_id, type="memories.changed", payload={"memory_ids": []})

@@ -84,6 +84,7 @@ def test_invalid_json_is_retried_then_fails_the_episode_with_phase_and_reason(
     assert episode.status == "failed"
     assert episode.error_phase == EpisodePhase.EXTRACT
     assert "gave up after 2 retries" in episode.error
+    assert episode.error_kind == "transient"  # stored: consolidation retries it later
     assert "json" in episode.error.lower()
     assert len(llm_mode.requests) == 3  # first try + 2 retries
     assert episode.phase_done == EpisodePhase.ANCHOR_DATES  # earlier work kept for a later retry
@@ -116,4 +117,5 @@ def test_a_permanent_error_fails_at_once_without_retries(
     assert episode.status == "failed"
     assert episode.error_phase == EpisodePhase.EXTRACT
     assert "PermanentAIError" in episode.error
+    assert episode.error_kind == "permanent"
     assert len(llm_mode.requests) == 1

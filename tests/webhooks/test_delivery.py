@@ -14,7 +14,7 @@ from django.db import connection
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
-from memhq.models import DeliveryStatus, Project, WebhookDelivery, WebhookEndpoint
+from memhq.models import DeliveryStatus, EpisodeErrorKind, Project, WebhookDelivery, WebhookEndpoint
 from memhq.services.webhooks import event_emit
 from memhq.tasks import deliver
 from tests.webhooks.conftest import make_endpoint, reload
@@ -281,7 +281,7 @@ def test_the_body_is_the_summary_in_the_envelope_and_never_the_raw_episode(
     raw = json.dumps({"user_id": "u1", "messages": [{"role": "user", "content": "my secret diary"}]}).encode()
     episode = episode_create(project=project, user_id="u1", raw_body=raw).episode
     endpoint, secret = hook
-    fail_episode(str(episode.pk), 3, "boom")
+    fail_episode(str(episode.pk), 3, "boom", kind=EpisodeErrorKind.PERMANENT)
     delivery = attempt(WebhookDelivery.objects.get(endpoint=endpoint, event__type="episode.failed"))
     assert delivery.status == DeliveryStatus.DELIVERED
     [request] = receiver.requests
