@@ -4,30 +4,22 @@ from __future__ import annotations
 
 import uuid
 
-from celery import Task, chain
+from celery import chain
 from celery.canvas import Signature
 
 from config.celery import app as celery_app
 from memhq.models import EpisodePhase
 
 
-def phase_tasks() -> list[Task]:
-    """The seven phase tasks, in order."""
-    from ingestion import tasks
+def phase_signatures(episode_id: str, from_phase: int = EpisodePhase.PERSIST) -> list[Signature]:
+    """The chain's hops from ``from_phase``, by task name (this module never imports the tasks)."""
+    from ingestion.phases import MODULES, task_name
 
     return [
-        tasks.persist,
-        tasks.anchor_dates,
-        tasks.extract,
-        tasks.resolve_entities,
-        tasks.reconcile,
-        tasks.index,
-        tasks.notify,
+        celery_app.signature(task_name(phase), args=(episode_id,), immutable=True)
+        for phase in MODULES
+        if phase >= from_phase
     ]
-
-
-def phase_signatures(episode_id: str, from_phase: int = EpisodePhase.PERSIST) -> list[Signature]:
-    return [task.si(episode_id) for task in phase_tasks()[from_phase - 1 :]]
 
 
 def build_chain(episode_id: str, from_phase: int = EpisodePhase.PERSIST) -> chain:

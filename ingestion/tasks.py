@@ -14,7 +14,7 @@ from django.db import InterfaceError, OperationalError
 from config.celery import app
 from ingestion import sweeps
 from ingestion.outbox import hand_over
-from ingestion.phases import MODULES
+from ingestion.phases import MODULES, task_name
 from ingestion.pipeline import build_chain
 from ingestion.runner import Claim, fail_episode, run_phase
 from memhq.ai.errors import TransientAIError
@@ -73,39 +73,17 @@ def start(episode_id: str, from_phase: int = EpisodePhase.PERSIST) -> None:
     build_chain(episode_id, from_phase).apply_async()
 
 
-@app.task(bind=True, base=PhaseTask, name="ingestion.persist")
-def persist(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.PERSIST)
+def _phase_task(phase: EpisodePhase) -> Task:
+    def run(self: Task, episode_id: str) -> None:
+        execute(self, episode_id, phase)
+
+    run.__name__ = run.__qualname__ = phase.name.lower()
+    run.__doc__ = f"Phase {int(phase)}, {phase.label}: ingestion/phases/{phase.name.lower()}.py."
+    return app.task(bind=True, base=PhaseTask, name=task_name(phase))(run)
 
 
-@app.task(bind=True, base=PhaseTask, name="ingestion.anchor_dates")
-def anchor_dates(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.ANCHOR_DATES)
-
-
-@app.task(bind=True, base=PhaseTask, name="ingestion.extract")
-def extract(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.EXTRACT)
-
-
-@app.task(bind=True, base=PhaseTask, name="ingestion.resolve_entities")
-def resolve_entities(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.RESOLVE_ENTITIES)
-
-
-@app.task(bind=True, base=PhaseTask, name="ingestion.reconcile")
-def reconcile(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.RECONCILE)
-
-
-@app.task(bind=True, base=PhaseTask, name="ingestion.index")
-def index(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.INDEX)
-
-
-@app.task(bind=True, base=PhaseTask, name="ingestion.notify")
-def notify(self: Task, episode_id: str) -> None:
-    execute(self, episode_id, EpisodePhase.NOTIFY)
+#: One task per phase of ``ingestion.phases.MODULES``, named by ``task_name``.
+PHASE_TASKS: dict[EpisodePhase, Task] = {phase: _phase_task(phase) for phase in MODULES}
 
 
 @app.task(name="ingestion.outbox_sweep", ignore_result=True)

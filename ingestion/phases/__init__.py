@@ -1,4 +1,8 @@
-"""The seven phases, one module each, in chain order (DESIGN §3)."""
+"""The seven phases, one module each, in chain order (DESIGN §3): the one list of them.
+
+A phase is a member of ``EpisodePhase`` and a module here with ``compute`` and ``store``; its Celery task
+(``ingestion.tasks``) and its place in the chain (``ingestion.pipeline``) follow from this mapping.
+"""
 
 from __future__ import annotations
 
@@ -17,3 +21,8 @@ MODULES: dict[EpisodePhase, Phase[Any]] = {
     EpisodePhase.INDEX: index,
     EpisodePhase.NOTIFY: notify,
 }
+
+
+def task_name(phase: EpisodePhase) -> str:
+    """The phase's Celery task name (``ingestion.persist`` …): what the chain publishes by name."""
+    return f"ingestion.{phase.name.lower()}"

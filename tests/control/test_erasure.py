@@ -173,7 +173,8 @@ def test_a_task_still_queued_for_an_erased_episode_finishes_as_a_no_op(
 ) -> None:
     episode = make_episode(project, [{"role": "user", "content": "I live in Oslo."}], "alice")
     api.delete(f"{USERS}/alice")
-    for task in (tasks.persist, tasks.anchor_dates, tasks.reconcile, tasks.notify):
+    phases = (EpisodePhase.PERSIST, EpisodePhase.ANCHOR_DATES, EpisodePhase.RECONCILE, EpisodePhase.NOTIFY)
+    for task in (tasks.PHASE_TASKS[phase] for phase in phases):
         task.apply(args=[str(episode.pk)])
     assert run_phase(str(episode.pk), EpisodePhase.PERSIST, MODULES[EpisodePhase.PERSIST]) == Claim.GONE
     assert (

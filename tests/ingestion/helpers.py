@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ingestion.pipeline import phase_tasks
+from ingestion.tasks import PHASE_TASKS
 from memhq.models import Episode, Project
 from memhq.services.episodes import episode_create
 
@@ -19,7 +19,7 @@ def make_episode(
 
 def run_tasks(episode: Episode, times: int = 1) -> Episode:
     """Run the seven phase tasks in order in this process (Celery's eager ``apply``), each ``times`` times."""
-    for task in phase_tasks():
+    for task in PHASE_TASKS.values():
         for _ in range(times):
             task.apply(args=[str(episode.pk)])
     episode.refresh_from_db()

@@ -18,7 +18,8 @@ from rest_framework.test import APIClient
 from ingestion.outbox import drain
 from ingestion.relay import Relay
 from ingestion.sweeps import outbox_sweep
-from memhq.models import Episode, Project
+from ingestion.tasks import PHASE_TASKS
+from memhq.models import Episode, EpisodePhase, Project
 from tests.ingestion.helpers import make_episode
 
 PAYLOAD = {"user_id": "u1", "messages": [{"role": "user", "content": "I live in Oslo."}]}
@@ -133,8 +134,7 @@ def test_two_relays_draining_at_once_publish_each_episode_once(
 
 
 def test_a_task_that_fails_after_its_phase_hands_the_chain_to_the_outbox(project: Project) -> None:
-    from ingestion.tasks import extract
-
+    extract = PHASE_TASKS[EpisodePhase.EXTRACT]
     episode = make_episode(project, MESSAGES)
     Episode.objects.filter(pk=episode.pk).update(publish_from=None, phase_done=3, status="running")
     # What Celery calls when publishing the next hop failed (the broker went away).
@@ -143,8 +143,7 @@ def test_a_task_that_fails_after_its_phase_hands_the_chain_to_the_outbox(project
 
 
 def test_a_failure_never_hands_over_an_episode_another_worker_is_running(project: Project) -> None:
-    from ingestion.tasks import extract
-
+    extract = PHASE_TASKS[EpisodePhase.EXTRACT]
     episode = make_episode(project, MESSAGES)
     Episode.objects.filter(pk=episode.pk).update(publish_from=None, phase_done=3, phase_running=4)
     extract.on_failure(ConnectionError("broker gone"), "task-id", (str(episode.pk),), {}, None)
