@@ -169,12 +169,20 @@ def _run_claimed(episode_id: str, phase: EpisodePhase, module: Phase[Any], token
     if episode is None:  # erased since the claim (DELETE /users/{user_id})
         return Claim.GONE
     data = module.compute(episode)
-    with transaction.atomic():
-        outcome = module.store(episode, data) or PhaseOutcome()
-        elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
-        held = _record_done(episode, phase, outcome, elapsed_ms, token)
-        if not held:  # nothing this phase wrote is kept
-            transaction.set_rollback(True)
+    try:
+        with transaction.atomic():
+            outcome = module.store(episode, data) or PhaseOutcome()
+            elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
+            held = _record_done(episode, phase, outcome, elapsed_ms, token)
+            if not held:  # nothing this phase wrote is kept
+                transaction.set_rollback(True)
+    except Exception:
+        # The claim is checked only at the end (the "done" update), so a store that collides with the writes
+        # of a worker that took the claim over (a unique row it already inserted) fails first: that is the
+        # lost claim, not an error of this episode.
+        if Episode.objects.filter(pk=episode_id, phase_running=phase, progressed_at=token).exists():
+            raise
+        held = False
     if held:
         return Claim.CLAIMED
     if not Episode.objects.filter(pk=episode_id).exists():

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 from django.utils import timezone
 
 from ingestion.phases import anchor_dates, persist
-from ingestion.runner import Claim, claim_phase, release_phase, run_phase
+from ingestion.runner import Claim, _run_claimed, claim_phase, release_phase, run_phase
 from memhq.models import Episode, EpisodeMessage, EpisodePhase, Project
 from tests.ingestion.helpers import make_episode
 
@@ -107,6 +107,22 @@ def test_a_worker_never_stores_into_a_claim_taken_over_by_another(project: Proje
     assert first is not None and second is not None and first != second
     release_phase(str(episode.pk), EpisodePhase.PERSIST, first)  # the first worker's release is a no-op
     assert Episode.objects.get(pk=episode.pk).phase_running == EpisodePhase.PERSIST
+
+
+def test_a_store_that_collides_with_the_new_holders_writes_is_a_lost_claim_not_a_failure(
+    project: Project, settings: object
+) -> None:
+    """The claim is checked by the "done" update, after the store: a worker whose claim was taken over
+    while it computed fails in its store (the messages the new holder inserted) and must step aside."""
+    episode = make_episode(project, MESSAGES)
+    settings.MEMHQ_CLAIM_LEASE_S = -1  # type: ignore[attr-defined]
+    _, first = claim_phase(str(episode.pk), EpisodePhase.PERSIST)
+    assert first is not None
+    assert run_phase(str(episode.pk), EpisodePhase.PERSIST, persist) == Claim.CLAIMED  # took it over
+    assert _run_claimed(str(episode.pk), EpisodePhase.PERSIST, persist, first) == Claim.BUSY
+    episode.refresh_from_db()
+    assert (episode.status, episode.phase_done) == ("running", EpisodePhase.PERSIST)
+    assert EpisodeMessage.objects.filter(episode=episode).count() == len(MESSAGES)
 
 
 def test_the_sweep_never_takes_a_claim_made_after_it_read_the_episode(
