@@ -2,7 +2,8 @@
 
 For ``memories`` memories the user gets, in the ratios a long-lived user of the one-person-and-an-agent
 shape has (issue 17): 3 episode messages per memory in episodes of 30 (each episode with its summary and
-summary vector), one message in 20 long and cut into 3 passages, one entity per 20 memories (with an alias
+summary vector), one message in 20 long and cut into passages as the index phase cuts them, one entity per 20
+memories (with an alias
 each), and one evidence row per memory pointing at the message it came from. Memories name one or two of
 the entities, so the entity signal has edges to follow.
 
@@ -26,6 +27,7 @@ import numpy as np
 from django.db import connection
 from django.utils import timezone
 
+from ingestion.phases.index import passages_of
 from memhq.ai.provider import get_embedder
 from memhq.bench.recall_data import OBJECTS, SEED, VECTOR_NOISE, VERBS
 from memhq.models import (
@@ -42,8 +44,7 @@ from memhq.models import (
 MESSAGES_PER_MEMORY = 3
 MESSAGES_PER_EPISODE = 30
 MEMORIES_PER_ENTITY = 20
-LONG_EVERY = 20  # one message in 20 is long: cut into PASSAGES_PER_LONG passages
-PASSAGES_PER_LONG = 3
+LONG_EVERY = 20  # one message in 20 is long: cut into passages by the index phase's splitter
 BASE_TEXTS = 1500
 INSERT_BATCH = 2000
 SPAN = timedelta(days=730)  # the user's history: two years
@@ -73,7 +74,7 @@ ASSISTANT_TURNS = (
 LONG_TAIL = (
     " Step one is to check the schedule and the budget. Step two is to compare a few options and keep"
     " notes about each of them. Step three is to decide together and book early, since prices go up."
-)
+) * 8  # ~600 tokens: long enough for the passage splitter to cut
 
 
 @dataclass(frozen=True)
@@ -164,12 +165,14 @@ def build_user(project_id: uuid.UUID, user_id: str, shape: Shape, vectors: Vecto
                 content=texts[base] + (LONG_TAIL if long else ""),
                 document_date=episode.received_at,
                 embedding=vectors.near(base),
-                passage_count=PASSAGES_PER_LONG if long else 0,
+                passage_count=1 if long else 0,  # the cut (_passages) sets how many
             )
 
     for batch in _batched(messages()):
-        created = EpisodeMessage.objects.bulk_create(batch)  # type: ignore[arg-type]
-        Passage.objects.bulk_create(_passages(created, vectors, rng))
+        rows: list[EpisodeMessage] = batch  # type: ignore[assignment]
+        passages = _passages(rows, vectors, rng)  # before the insert: it sets each message's passage_count
+        EpisodeMessage.objects.bulk_create(rows)
+        Passage.objects.bulk_create(passages)  # their messages have their ids now
 
     # Numbered after the user's existing entities, so a user can be grown in steps (names are unique).
     first = Entity.objects.filter(project_id=project_id, user_id=user_id).count()
@@ -233,27 +236,16 @@ def _entity(project_id: uuid.UUID, user_id: str, number: int, vectors: Vectors) 
 
 
 def _passages(messages: list[EpisodeMessage], vectors: Vectors, rng: random.Random) -> list[Passage]:
+    """The long messages cut as the index phase cuts them (``passages_of``); the passages it embeds get a
+    vector, the rest none (found by full text only), as in the pipeline."""
     passages = []
     for message in messages:
         if not message.passage_count:
             continue
-        cuts = [round(len(message.content) * k / PASSAGES_PER_LONG) for k in range(PASSAGES_PER_LONG + 1)]
-        for ordinal, (start, end) in enumerate(itertools.pairwise(cuts)):
-            passages.append(
-                Passage(
-                    message=message,
-                    episode_id=message.episode_id,
-                    project_id=message.project_id,
-                    user_id=message.user_id,
-                    message_index=message.index,
-                    ordinal=ordinal,
-                    start=start,
-                    end=end,
-                    text=message.content[start:end],
-                    document_date=message.document_date,
-                    embedding=vectors.near(rng.randrange(len(vectors.texts))),
-                )
-            )
+        for passage, embedded in passages_of(message, None):
+            if embedded is not None:
+                passage.embedding = vectors.near(rng.randrange(len(vectors.texts)))
+            passages.append(passage)
     return passages
 
 
