@@ -49,6 +49,7 @@ BASE_TEXTS = 1500
 INSERT_BATCH = 2000
 SPAN = timedelta(days=730)  # the user's history: two years
 EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+BUILD_MEMORY = "1GB"  # maintenance_work_mem while the HNSW indexes are rebuilt
 VECTOR_TABLES = ("memhq_memory", "memhq_episodemessage", "memhq_passage", "memhq_entity", "memhq_episode")
 
 FIRST_NAMES = (
@@ -266,8 +267,11 @@ class VectorIndexesDropped:
 
     def __exit__(self, *exc: object) -> None:
         with connection.cursor() as cursor:
+            # pgvector builds far faster when the graph fits in memory (its docs' advice for bulk loads).
+            cursor.execute(f"SET maintenance_work_mem = '{BUILD_MEMORY}'")
             for _, definition in self.definitions:
                 cursor.execute(definition)
+            cursor.execute("RESET maintenance_work_mem")
 
 
 def vectors_for(seed: int = SEED) -> Vectors:
