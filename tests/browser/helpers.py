@@ -9,6 +9,7 @@ from typing import Any
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 WAIT_S = 20.0  # generous: the test machine is shared and often loaded
@@ -21,6 +22,14 @@ def wait_for(browser: webdriver.Chrome, css: str, timeout: float = WAIT_S) -> We
     )
     assert isinstance(found, WebElement)
     return found
+
+
+def wait_for_text(browser: webdriver.Chrome, css: str, text: str, timeout: float = WAIT_S) -> None:
+    """Until an element matching ``css`` shows ``text``: read afresh each time, so the page being left
+    (whose element goes stale as the next one loads) is never read twice."""
+    WebDriverWait(browser, timeout).until(
+        expected_conditions.text_to_be_present_in_element((By.CSS_SELECTOR, css), text)
+    )
 
 
 def wait_until(browser: webdriver.Chrome, check: Callable[[Any], Any], timeout: float = WAIT_S) -> Any:

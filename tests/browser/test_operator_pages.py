@@ -13,7 +13,7 @@ from selenium.webdriver.support.ui import Select
 
 from ingestion.phases import extract
 from memhq.models import Batch, Entity, Episode, EpisodeStatus, Project
-from tests.browser.helpers import Screenshot, admin_login, wait_for
+from tests.browser.helpers import Screenshot, admin_login, wait_for, wait_for_text
 from tests.control.helpers import moved
 from tests.ingestion.helpers import make_episode, run_tasks
 
@@ -87,5 +87,5 @@ def test_operator_pages_show_the_journey(
     browser.find_element(By.CSS_SELECTOR, f'input.action-select[value="{batch.pk}"]').click()
     Select(browser.find_element(By.NAME, "action")).select_by_value("revert_batch")
     browser.find_element(By.CSS_SELECTOR, "button[name=index]").click()
-    assert "Revert" in wait_for(browser, "#content h1").text
+    wait_for_text(browser, "#content h1", "Revert")  # the list's h1 goes stale as the confirmation loads
     screenshot("admin-batch-revert-confirmation")
