@@ -139,9 +139,7 @@ MEMHQ_MAX_METADATA_BYTES = env_int("MEMHQ_MAX_METADATA_BYTES", 16 * 1024)
 MEMHQ_MAX_USER_ID_CHARS = 200
 # api keys' last_used_at is written at most this often, so authentication stays a read.
 MEMHQ_KEY_TOUCH_INTERVAL = timedelta(seconds=env_int("MEMHQ_KEY_TOUCH_INTERVAL_S", 60))
-# A web process keeps an API key it has read (and its project) this long: a key revoked by another process
-# (the CLI, another web process) is refused within it; one revoked through this process at once. 0 = read it
-# on every request.
+# How long a web process keeps an API key it has read (revocation bound: memhq/selectors/tenancy.py).
 MEMHQ_KEY_CACHE_S = env_float("MEMHQ_KEY_CACHE_S", 5.0)
 
 REST_FRAMEWORK = {

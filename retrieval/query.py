@@ -7,6 +7,7 @@ hit."""
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 from dataclasses import dataclass
@@ -136,8 +137,10 @@ def name_ngrams(text: str) -> list[str]:
     return sorted(grams)
 
 
-def statement() -> tuple[str, list[Any]]:
-    """The SQL (after the ``q`` parameters) and the signals' own parameters."""
+@functools.cache
+def statement() -> tuple[str, tuple[Any, ...]]:
+    """The SQL (after the ``q`` parameters) and the signals' own parameters. Built from constants only, so
+    once per process (rebuilding it cost every recall ~0.06 ms)."""
     signals = signal_sql()
     base = " UNION ALL ".join(f"({signal.sql})" for signal in signals)
     expansion = neighbours.build()
@@ -146,7 +149,7 @@ def statement() -> tuple[str, list[Any]]:
         f"base_hits AS MATERIALIZED ({base}), "
         f"hits AS (SELECT * FROM base_hits UNION ALL ({expansion.sql})) {DETAILS}"
     )
-    params = [param for signal in (*signals, expansion) for param in signal.params]
+    params = tuple(param for signal in (*signals, expansion) for param in signal.params)
     return sql, params
 
 

@@ -27,6 +27,14 @@ def _test_settings(settings: Any) -> None:
     settings.MEMHQ_WEBHOOKS_ALLOW_PRIVATE = True
 
 
+@pytest.fixture(autouse=True)
+def _fresh_recall_statement() -> None:
+    """Recall's SQL is built once per process from module constants; tests that patch one get it rebuilt."""
+    from retrieval import query
+
+    query.statement.cache_clear()
+
+
 @pytest.fixture
 def project(db: None) -> Project:
     project, issued = project_create(name="acme")

@@ -39,6 +39,7 @@ def memories_exact(rows: list[dict[str, Any]]) -> bool:
 def shrink_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     """From now on, alice's 20 memories are "many": a fresh count would pick HNSW."""
     monkeypatch.setattr(signals, "EXACT_KNN_MAX_ROWS", 10)
+    query.statement.cache_clear()  # built once per process (and once per test: tests/conftest.py)
 
 
 def test_the_decision_is_remembered_and_not_recounted_within_the_ttl(
