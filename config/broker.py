@@ -13,16 +13,20 @@ connection closed, or, when Redis was already gone, it stays in kombu's unacked 
 the visibility timeout (a Redis that died without persistence lost it; the outbox sweep publishes the
 episode again). Either way the next delivery finds the phase done (``ingestion/claims.py``). A reject is
 dropped the same way. Selected in ``config/settings.py`` (``CELERY_BROKER_TRANSPORT``) for ``redis://``
-brokers; tested in ``tests/faults/test_late_ack.py``.
+brokers, and for ``sentinel://`` ones through kombu's Sentinel transport; tested in
+``tests/faults/test_late_ack.py``.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
+from urllib.parse import urlsplit
 
 from kombu.transport import redis
 
 logger = logging.getLogger(__name__)
+SENTINEL_PORT = 26379
 
 
 class QoS(redis.QoS):
@@ -53,3 +57,37 @@ class Channel(redis.Channel):
 
 class Transport(redis.Transport):
     Channel = Channel
+
+
+class SentinelChannel(redis.SentinelChannel):
+    QoS = QoS
+
+
+class SentinelTransport(redis.SentinelTransport):
+    """The same fix for a broker behind Redis Sentinel (``sentinel://`` URLs; docs/deployment.md)."""
+
+    Channel = SentinelChannel
+
+
+def transport_for(url: str) -> str | None:
+    """``CELERY_BROKER_TRANSPORT`` for ``url``: this module's transports for Redis, kombu's otherwise."""
+    if url.startswith("redis://"):
+        return "config.broker:Transport"
+    if url.startswith("sentinel://"):
+        return "config.broker:SentinelTransport"
+    return None
+
+
+def queue_client(url: str, master: str, timeout_s: float) -> Any:
+    """A redis-py client on the broker's current master, for reading queue depths (/metrics)."""
+    import redis as redis_py
+    from redis.sentinel import Sentinel
+
+    if not url.startswith("sentinel://"):
+        return redis_py.Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+    hosts = []
+    for part in url.split(";"):
+        location = urlsplit(part)
+        hosts.append((location.hostname or "localhost", location.port or SENTINEL_PORT))
+    sentinel = Sentinel(hosts, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+    return sentinel.master_for(master, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)

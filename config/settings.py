@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from config import localservers
+from config import broker, databases, localservers, logging_config, queues
 from config.env import (
     ConfigError,
     env_bool,
@@ -14,7 +14,6 @@ from config.env import (
     env_int,
     env_list,
     env_str,
-    parse_database_url,
     seconds_list,
 )
 
@@ -86,29 +85,38 @@ PREPARE_ONLY_WHEN_ASKED = 2**31 - 1
 # else an error on first use that says so (never a silent localhost, where another server may answer).
 MEMHQ_SERVERS_FILE = localservers.servers_file(BASE_DIR)
 _database_url = localservers.resolve("DATABASE_URL", MEMHQ_SERVERS_FILE)
-_db = parse_database_url(_database_url.url or "postgresql:///memhq")
+_session = databases.Session(
+    hnsw_ef_search=MEMHQ_HNSW_EF_SEARCH,
+    prepare_threshold=PREPARE_ONLY_WHEN_ASKED if MEMHQ_RECALL_PREPARED else None,
+    conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 300),
+)
+_default_db = databases.connection_settings(
+    _database_url.url or "postgresql:///memhq",
+    _session,
+    connect_timeout_s=env_int("DATABASE_CONNECT_TIMEOUT_S", 3),
+)
 DATABASES = {
     "default": {
+        **_default_db,
         "ENGINE": "django.db.backends.postgresql" if _database_url.url else "config.unreachable_db",
         "MEMHQ_PROBLEM": _database_url.problem,
-        "NAME": _db.name,
-        "USER": _db.user,
-        "PASSWORD": _db.password,
-        "HOST": _db.host,
-        "PORT": _db.port,
-        "OPTIONS": {
-            # A stopped or unreachable database fails the request within seconds (503), not a client timeout.
-            "connect_timeout": env_int("DATABASE_CONNECT_TIMEOUT_S", 3),
-            **_db.options,
-            "options": f"-c hnsw.iterative_scan=relaxed_order -c hnsw.ef_search={MEMHQ_HNSW_EF_SEARCH}",
-            # psycopg prepares only what is executed with prepare=True (recall's statement): never by count.
-            "prepare_threshold": PREPARE_ONLY_WHEN_ASKED if MEMHQ_RECALL_PREPARED else None,
-        },
-        "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 300),
-        "CONN_HEALTH_CHECKS": True,
-        "TEST": {"NAME": env_str("DATABASE_TEST_NAME", f"test_{_db.name}")},
-    }
+        "TEST": {"NAME": env_str("DATABASE_TEST_NAME", f"test_{_default_db['NAME']}")},
+    },
+    # Streaming replicas for reads (memhq/replicas/); none = everything on the primary.
+    **databases.replica_databases(
+        env_list("DATABASE_REPLICA_URLS", ""),
+        _session,
+        connect_timeout_s=env_int("DATABASE_REPLICA_CONNECT_TIMEOUT_S", 1),
+    ),
 }
+DATABASE_ROUTERS = ["config.dbrouter.ReplicaRouter"]
+# A replica is probed (its replayed position, its lag) at most this often per process, left out while its
+# lag exceeds MAX_LAG_S, and not tried again for RETRY_S after it failed. A user's last write position is
+# kept in Redis for WRITE_TTL_S (read-your-writes; memhq/replicas/freshness.py).
+MEMHQ_REPLICA_CHECK_S = env_float("MEMHQ_REPLICA_CHECK_S", 1.0)
+MEMHQ_REPLICA_MAX_LAG_S = env_float("MEMHQ_REPLICA_MAX_LAG_S", 30.0)
+MEMHQ_REPLICA_RETRY_S = env_float("MEMHQ_REPLICA_RETRY_S", 5.0)
+MEMHQ_REPLICA_WRITE_TTL_S = env_int("MEMHQ_REPLICA_WRITE_TTL_S", 3600)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # API keys are random 32-byte secrets: a SHA-256 of them is enough, so no slow password hasher is on the
@@ -189,16 +197,22 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", 
 MEMHQ_RATE_LIMIT_REDIS_URL = env_str("MEMHQ_RATE_LIMIT_REDIS_URL", "") or REDIS_URL
 MEMHQ_RATE_LIMIT_TIMEOUT_S = env_float("MEMHQ_RATE_LIMIT_TIMEOUT_S", 0.1)
 MEMHQ_RATE_LIMIT_BACKOFF_S = env_float("MEMHQ_RATE_LIMIT_BACKOFF_S", 1.0)
-CELERY_BROKER_URL = _redis_url.url or f"redis+socket://{_NO_REDIS}"
+# The broker is REDIS_URL's Redis unless CELERY_BROKER_URL names another, e.g. Redis Sentinel for failover:
+# sentinel://s1:26379;sentinel://s2:26379 with the monitored master's name in MEMHQ_BROKER_SENTINEL_MASTER.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "") or _redis_url.url or f"redis+socket://{_NO_REDIS}"
+MEMHQ_BROKER_SENTINEL_MASTER = env_str("MEMHQ_BROKER_SENTINEL_MASTER", "mymaster")
+_sentinel = {"master_name": MEMHQ_BROKER_SENTINEL_MASTER} if CELERY_BROKER_URL.startswith("sentinel") else {}
 # kombu's Redis transport with late acks after a lost connection dropped, not fatal (config/broker.py).
-CELERY_BROKER_TRANSPORT = "config.broker:Transport" if CELERY_BROKER_URL.startswith("redis://") else None
+CELERY_BROKER_TRANSPORT = broker.transport_for(CELERY_BROKER_URL)
 CELERY_RESULT_BACKEND = CELERY_BROKER_URL  # only tasks that ask for a result (none of the pipeline's) use it
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = _sentinel
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = env_float("CELERY_BROKER_CONNECTION_TIMEOUT", 2.0)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_connect_timeout": 2,
     "socket_timeout": 5,
     "max_retries": 0,
+    **_sentinel,
 }
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_TASK_IGNORE_RESULT = True
@@ -286,16 +300,22 @@ MEMHQ_RELAY_BATCH = env_int("MEMHQ_RELAY_BATCH", 200)
 MEMHQ_WORKER_HEARTBEAT_S = env_float("MEMHQ_WORKER_HEARTBEAT_S", 5.0)
 MEMHQ_WORKER_HEARTBEAT_TTL_S = env_float("MEMHQ_WORKER_HEARTBEAT_TTL_S", 20.0)
 
-# In LLM mode the tasks that wait for a model (extract, thread compaction) go to their own queue, consumed
-# by their own worker (Procfile `worker_llm`, compose profile `llm`; LLM_WORKER_CONCURRENCY, default 1), so
-# a slow model call never holds up other episodes' cheap phases. Empty: one queue for everything.
+# A broker queue per kind of work (config/queues.py: cheap, embed, llm, webhooks, sweeps), so hosts can be
+# specialised (docs/deployment.md); a worker without -Q consumes all but the LLM one in LLM mode, which the
+# `worker_llm` process consumes (Procfile, compose profile `llm`; LLM_WORKER_CONCURRENCY, default 1): a slow
+# model call never holds up other episodes' cheap phases. An empty name puts that kind on the cheap queue.
+MEMHQ_QUEUE_CHEAP = env_str("MEMHQ_QUEUE_CHEAP", "celery") or "celery"
 MEMHQ_LLM_QUEUE = env_str("MEMHQ_LLM_QUEUE", "llm")
-LLM_TASKS = ("ingestion.extract", "threads.compact")
-CELERY_TASK_ROUTES = (
-    {name: {"queue": MEMHQ_LLM_QUEUE} for name in LLM_TASKS}
-    if MEMHQ_EXTRACTOR == "openai" and MEMHQ_LLM_QUEUE
-    else {}
-)
+MEMHQ_QUEUES = {
+    "cheap": MEMHQ_QUEUE_CHEAP,
+    "embed": env_str("MEMHQ_QUEUE_EMBED", "embed") or MEMHQ_QUEUE_CHEAP,
+    "llm": MEMHQ_LLM_QUEUE or MEMHQ_QUEUE_CHEAP,
+    "webhooks": env_str("MEMHQ_QUEUE_WEBHOOKS", "webhooks") or MEMHQ_QUEUE_CHEAP,
+    "sweeps": env_str("MEMHQ_QUEUE_SWEEPS", "sweeps") or MEMHQ_QUEUE_CHEAP,
+}
+CELERY_TASK_DEFAULT_QUEUE = MEMHQ_QUEUE_CHEAP
+CELERY_TASK_ROUTES = queues.routes(MEMHQ_QUEUES, llm_mode=MEMHQ_EXTRACTOR == "openai")
+CELERY_TASK_QUEUES = queues.consumed(MEMHQ_QUEUES, llm_mode=MEMHQ_EXTRACTOR == "openai")
 
 # Retrieval (DESIGN §5).
 # Long messages are indexed as passages (ingestion/passages.py); the first this many of each message are
@@ -372,28 +392,9 @@ MEMHQ_IMPORTANCE_FLOOR = env_float("MEMHQ_IMPORTANCE_FLOOR", 0.1)
 # Prometheus metrics at /metrics (memhq/ops/metrics.py) for a scraper sending "Authorization: Bearer <this>";
 # empty = /metrics answers 404. The broker queues whose depth it reports.
 MEMHQ_METRICS_TOKEN = env_str("MEMHQ_METRICS_TOKEN", "")
-MEMHQ_METRICS_QUEUES = env_list("MEMHQ_METRICS_QUEUES", "celery")
+MEMHQ_METRICS_QUEUES = env_list("MEMHQ_METRICS_QUEUES", ",".join(dict.fromkeys(MEMHQ_QUEUES.values())))
 
 # Logs (memhq/ops/logs.py): plain lines or one JSON object per line; the episode id on every line of its
 # chain; the beat sweeps' routine lines at DEBUG.
 LOG_FORMAT = env_choice("LOG_FORMAT", "plain", ("plain", "json"))
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {
-        "episode": {"()": "memhq.ops.logs.EpisodeContext"},
-        "quiet_sweeps": {"()": "memhq.ops.logs.QuietSweeps"},
-    },
-    "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s%(episode)s"},
-        "json": {"()": "memhq.ops.logs.JsonFormatter"},
-    },
-    "handlers": {
-        "console": {
-            "class": "logging.StreamHandler",
-            "formatter": LOG_FORMAT,
-            "filters": ["quiet_sweeps", "episode"],
-        }
-    },
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-}
+LOGGING = logging_config.dict_config(LOG_FORMAT, env_str("LOG_LEVEL", "INFO"))

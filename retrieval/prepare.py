@@ -12,7 +12,9 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 
-from django.db import connection
+from django.db import connections
+
+from memhq.replicas import routing
 
 SUMMARY_PREFIX = "Summary of earlier turns: "
 DEFAULT_MESSAGE_LIMIT = 20
@@ -49,7 +51,7 @@ def prepare(
     *, project_id: uuid.UUID, thread_key: str, message_limit: int = DEFAULT_MESSAGE_LIMIT
 ) -> Prepared | None:
     """The summary (as a system message) and the newest messages, oldest first; None if no such thread."""
-    with connection.cursor() as cursor:
+    with connections[routing.current()].cursor() as cursor:
         cursor.execute(PREPARE_SQL, [message_limit, project_id, thread_key])
         rows = cursor.fetchall()
     if not rows:

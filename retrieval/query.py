@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 import psycopg
 from django.conf import settings
-from django.db import connection
+from django.db import connections
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
+from memhq.replicas import routing
 from memhq.services.entities import normalize_name
 from retrieval import sizes
 from retrieval.signals import (
@@ -210,6 +211,7 @@ class _LoggedCursor(CursorDebugWrapper):
 def prepared_cursor() -> CursorWrapper:
     """A :class:`_PreparedCursor` on Django's connection, wrapped as Django wraps its own (query logging,
     ``execute_wrappers``)."""
+    connection = connections[routing.current()]  # a replica inside routing.read
     connection.ensure_connection()
     raw = _PreparedCursor(connection.connection)
     wrapper = _LoggedCursor if connection.queries_logged else CursorWrapper

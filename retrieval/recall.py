@@ -15,11 +15,13 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db import DatabaseError
 from django.utils import timezone
 
 from memhq.ai.provider import get_embedder
 from memhq.models import Memory, MemoryStatus
 from memhq.ops import metrics
+from memhq.replicas import routing
 from memhq.services.transactions import savepoint_if_in_transaction
 from retrieval import config as retrieval_config
 from retrieval import query
@@ -74,7 +76,9 @@ def recall(
         return assemble(
             rows, as_of=as_of, limit=limit, max_tokens=max_tokens, kinds=kinds, query_text=query_text
         )
-    except Exception:  # any failure of a signal: degrade, never error (DESIGN §5.5)
+    except Exception as exc:  # any failure of a signal: degrade, never error (DESIGN §5.5)
+        if routing.on_replica() and isinstance(exc, DatabaseError):
+            raise  # the replica failed: routing.read runs it again on the primary
         logger.exception("recall failed for project %s; answering degraded", project_id)
         return degraded(project_id=project_id, user_id=user_id, as_of=as_of, max_tokens=max_tokens)
 

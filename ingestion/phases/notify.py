@@ -7,6 +7,7 @@ from typing import Any
 
 from ingestion.runner import PhaseOutcome
 from memhq.models import Candidate, Episode
+from memhq.replicas import freshness
 from memhq.services.webhooks import events_emit
 
 
@@ -45,4 +46,5 @@ def store(episode: Episode, data: None) -> PhaseOutcome:
             )
         )
     events_emit(project_id=episode.project_id, user_id=episode.user_id, events=events)
+    freshness.wrote(episode.project_id, user_id=episode.user_id, thread_id=episode.thread_key or None)
     return PhaseOutcome(counts={f"decision_{name}": count for name, count in decisions.items()})

@@ -19,6 +19,7 @@ from memhq.api.control_serializers import (
     RevertQuerySerializer,
 )
 from memhq.api.errors import error_body
+from memhq.api.replica_reads import replica_read
 from memhq.api.schema import page_of
 from memhq.selectors.batches import batch_entries, batch_get, batch_list, batch_reverted_by
 from memhq.services.revert import NotRevertible, RevertConflict, batch_revert, revert_plan
@@ -37,6 +38,7 @@ class BatchListView(APIView):
         parameters=[BatchListQuerySerializer],
         responses=page_of(BatchSerializer),
     )
+    @replica_read("user")
     def get(self, request: Request) -> Response:
         query = BatchListQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
@@ -52,6 +54,7 @@ class BatchListView(APIView):
 
 class BatchDetailView(APIView):
     @extend_schema(responses=BatchDetailSerializer)
+    @replica_read("project")
     def get(self, request: Request, batch_id: str) -> Response:
         batch = batch_get(project=project_of(request), batch_id=batch_id)
         batch.entry_count = batch.entries.count()  # type: ignore[attr-defined]

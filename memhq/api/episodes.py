@@ -16,6 +16,7 @@ from memhq.api.actors import actor_of
 from memhq.api.add_request import AddRequest, field_errors
 from memhq.api.auth import project_of
 from memhq.api.errors import Conflict, PayloadTooLarge
+from memhq.api.replica_reads import replica_read
 from memhq.api.schema import page_of
 from memhq.api.serializers import AddResponseSerializer, EpisodeListQuerySerializer, EpisodeSerializer
 from memhq.selectors.episodes import episode_get, episode_list
@@ -97,6 +98,7 @@ class EpisodeListView(APIView):
         parameters=[EpisodeListQuerySerializer],
         responses=page_of(EpisodeSerializer),
     )
+    @replica_read("user")
     def get(self, request: Request) -> Response:
         query = EpisodeListQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
@@ -112,6 +114,7 @@ class EpisodeListView(APIView):
 
 class EpisodeDetailView(APIView):
     @extend_schema(responses=EpisodeSerializer)
+    @replica_read("project")
     def get(self, request: Request, episode_id: str) -> Response:
         episode = episode_get(project=project_of(request), episode_id=episode_id)
         return Response(EpisodeSerializer(episode).data)

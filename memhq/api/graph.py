@@ -9,11 +9,13 @@ from rest_framework.views import APIView
 
 from memhq.api.auth import project_of
 from memhq.api.control_serializers import GraphQuerySerializer, GraphSerializer
+from memhq.api.replica_reads import replica_read
 from memhq.selectors.graph import user_graph
 
 
 class GraphView(APIView):
     @extend_schema(parameters=[GraphQuerySerializer], responses=GraphSerializer)
+    @replica_read("user")
     def get(self, request: Request) -> Response:
         query = GraphQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)

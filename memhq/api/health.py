@@ -1,6 +1,7 @@
 """``/healthz``: 200 when the database and the broker answer and at least one worker is consuming (its
 heartbeat is fresh, ingestion/heartbeat.py); 503 in the error shape, naming what failed, otherwise. A
-pipeline nobody consumes accepts episodes that are never processed: that is unhealthy.
+pipeline nobody consumes accepts episodes that are never processed: that is unhealthy. With read replicas,
+``replicas`` reports each one's state and lag; one that is down is left out of reads, so it is not a failure.
 
 Anyone may call it, so the body names the failed dependency only: the exception (hosts, ports, users) goes to
 the web process's log at WARNING.
@@ -20,6 +21,7 @@ from rest_framework.views import APIView
 
 from config.celery import app as celery_app
 from memhq.api.errors import error_body
+from memhq.replicas.pool import POOL
 
 BROKER_PING_TIMEOUT_S = 2.0
 UNREACHABLE = "unreachable (details in the web log)"
@@ -69,4 +71,8 @@ class HealthView(APIView):
         failed = {name: [error] for name, error in checks.items() if error is not None}
         if failed:
             return Response(error_body(503, "A dependency is unreachable.", failed), status=503)
-        return Response({"status": "ok", "checks": {name: "ok" for name in checks}})
+        body: dict[str, object] = {"status": "ok", "checks": {name: "ok" for name in checks}}
+        replicas = POOL.states(fresh=True)
+        if replicas:  # a replica that is down is left out of reads, not a failure of the service
+            body["replicas"] = {state.alias: state.as_dict() for state in replicas}
+        return Response(body)

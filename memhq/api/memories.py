@@ -17,6 +17,7 @@ from memhq.api.memory_serializers import (
     MemoryListQuerySerializer,
     MemorySerializer,
 )
+from memhq.api.replica_reads import replica_read
 from memhq.api.schema import page_of
 from memhq.selectors.memories import (
     entity_get,
@@ -47,6 +48,7 @@ class MemoryListView(APIView):
         parameters=[MemoryListQuerySerializer],
         responses=page_of(MemorySerializer),
     )
+    @replica_read("user")
     def get(self, request: Request) -> Response:
         query = MemoryListQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
@@ -63,6 +65,7 @@ class MemoryListView(APIView):
 
 class MemoryDetailView(APIView):
     @extend_schema(responses=MemoryDetailSerializer)
+    @replica_read("project")
     def get(self, request: Request, memory_id: str) -> Response:
         memory = memory_get(project=project_of(request), memory_id=memory_id)
         older, newer = memory_chain(memory)
@@ -75,6 +78,7 @@ class EntityListView(APIView):
         parameters=[EntityListQuerySerializer],
         responses=page_of(EntitySerializer),
     )
+    @replica_read("user")
     def get(self, request: Request) -> Response:
         query = EntityListQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
@@ -90,6 +94,7 @@ class EntityListView(APIView):
 
 class EntityDetailView(APIView):
     @extend_schema(responses=EntityDetailSerializer)
+    @replica_read("project")
     def get(self, request: Request, entity_id: str) -> Response:
         entity = entity_get(project=project_of(request), entity_id=entity_id)
         memories = list(entity_memories(entity)[:ENTITY_MEMORIES_SHOWN])

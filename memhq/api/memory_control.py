@@ -23,6 +23,7 @@ from memhq.api.control_serializers import (
 )
 from memhq.api.errors import Conflict
 from memhq.api.memories import MemoryDetailView, MemoryListView
+from memhq.api.replica_reads import replica_read
 from memhq.models import Memory, MemoryStatus
 from memhq.selectors.memories import memory_chain, memory_get
 from memhq.selectors.memory_history import memory_get_any, memory_history
@@ -133,6 +134,7 @@ class MemoryEnableView(_MemoryStatusView):
 
 class MemoryHistoryView(APIView):
     @extend_schema(responses=MemoryHistorySerializer)
+    @replica_read("project")
     def get(self, request: Request, memory_id: str) -> Response:
         memory: Memory = memory_get_any(project=project_of(request), memory_id=memory_id)
         return Response(MemoryHistorySerializer(memory_history(memory)).data)

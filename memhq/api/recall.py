@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memhq.api.auth import project_of
+from memhq.api.replica_reads import replica_read
 from memhq.api.serializers import JsonBooleanField, JsonIntegerField, StrictSerializer, UserIdField
 from memhq.models import MemoryKind
 from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, MAX_LIMIT, recall
@@ -68,6 +69,7 @@ class RecallResponseSerializer(serializers.Serializer):
 
 class RecallView(APIView):
     @extend_schema(request=RecallRequestSerializer, responses=RecallResponseSerializer)
+    @replica_read("user")
     def post(self, request: Request) -> Response:
         serializer = RecallRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

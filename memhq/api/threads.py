@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from memhq.api.auth import project_of
 from memhq.api.episodes import raw_json_body
 from memhq.api.errors import Conflict
+from memhq.api.replica_reads import replica_read
 from memhq.api.schema import page_of
 from memhq.api.serializers import MessageInSerializer
 from memhq.api.thread_serializers import (
@@ -70,6 +71,7 @@ class ThreadListView(APIView):
         parameters=[ThreadListQuerySerializer],
         responses=page_of(ThreadSerializer),
     )
+    @replica_read("user")
     def get(self, request: Request) -> Response:
         query = ThreadListQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
@@ -109,6 +111,7 @@ class ThreadListView(APIView):
 
 class ThreadDetailView(APIView):
     @extend_schema(responses=ThreadSerializer)
+    @replica_read("thread")
     def get(self, request: Request, thread_id: str) -> Response:
         return Response(ThreadSerializer(thread_get(project=project_of(request), key=thread_id)).data)
 
@@ -150,6 +153,7 @@ class ThreadMessagesView(APIView):
 
 class ThreadPrepareView(APIView):
     @extend_schema(parameters=[PrepareQuerySerializer], responses=PrepareResponseSerializer)
+    @replica_read("thread")
     def get(self, request: Request, thread_id: str) -> Response:
         query = PrepareQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
@@ -174,6 +178,7 @@ class ThreadEndView(APIView):
 
 class ThreadPrepareAndRecallView(APIView):
     @extend_schema(request=PrepareAndRecallSerializer, responses=PrepareAndRecallResponseSerializer)
+    @replica_read("project")
     def post(self, request: Request, thread_id: str) -> Response:
         raw_json_body(request)
         serializer = PrepareAndRecallSerializer(data=request.data)

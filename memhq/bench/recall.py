@@ -24,6 +24,7 @@ from typing import Any
 from django.db import DatabaseError, connection, transaction
 
 from memhq.ai.provider import get_embedder
+from memhq.bench import recall_replica
 from memhq.bench.http import Load, Target, run_load
 from memhq.bench.recall_breakdown import breakdown, execution_ms, explain
 from memhq.bench.recall_data import QUERIES, SEED, insert_memories
@@ -72,6 +73,11 @@ def add_arguments(parser: ArgumentParser) -> None:
     parser.add_argument("--other-users", type=int, default=1000, help="other users in the same tables")
     parser.add_argument("--other-memories", type=int, default=100, help="memories of each other user")
     parser.add_argument("--breakdown-runs", type=int, default=120, help="in-process recalls timed by step")
+    parser.add_argument(
+        "--replica",
+        action="store_true",
+        help="also measure each step through a streaming replica (memhq/bench/recall_replica.py)",
+    )
     parser.add_argument("--json", type=Path, help="also write the figures (and the plans) to this file")
     parser.add_argument("--plot", type=Path, help="also draw the latency CDFs and the breakdown to this PNG")
 
@@ -192,6 +198,10 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
                     f"  http p50 {summary.p50_ms:.1f} / p95 {summary.p95_ms:.1f} ms; bare kNN p50 "
                     f"{knn['p50_ms']:.2f} ms; in process {results[str(size)]['in_process']}"
                 )
+                if options["replica"]:
+                    through = recall_replica.measure(target, load, project.pk, USER_ID, QUERIES, write)
+                    results[str(size)]["through_replica"] = through
+                    write(f"  through the replica: {json.dumps(through)}")
     finally:
         project.delete()
     document = {

@@ -7,7 +7,7 @@ directory every process of the host can write, emptied before they start (``make
 do); ``/metrics`` then adds up every process's files. Without it, ``/metrics`` shows its own process only.
 
 Read from PostgreSQL and Redis at scrape time (the same for every process): episodes by status, the outbox
-backlog, webhook deliveries by status, the broker's queue depth.
+backlog, webhook deliveries by status, the broker's queue depth, each read replica's state and lag.
 """
 
 from __future__ import annotations
@@ -55,6 +55,9 @@ RECALL_DEGRADED = Counter("memhq_recall_degraded", "Recalls answered degraded (l
 LLM_CALLS = Counter("memhq_llm_calls", "Calls to the LLM, by what they were for.", ["operation"])
 LLM_TOKENS = Counter("memhq_llm_tokens", "LLM tokens, by operation and kind.", ["operation", "kind"])
 WEBHOOK_ATTEMPTS = Counter("memhq_webhook_attempts", "Webhook delivery attempts, by outcome.", ["outcome"])
+READS = Counter(
+    "memhq_reads", "Routed reads (memhq/replicas/), by where they ran and why.", ["target", "reason"]
+)
 
 
 def observe_llm(operation: str, prompt_tokens: int, completion_tokens: int) -> None:
@@ -91,15 +94,39 @@ class DatabaseCollector(Collector):
             deliveries.add_metric([status], n)
         yield deliveries
         yield from self._queues()
+        yield from self._replicas()
+
+    def _replicas(self) -> Iterator[Metric]:
+        from memhq.replicas.pool import POOL
+
+        states = POOL.states(fresh=True)
+        if not states:
+            return
+        families = {
+            "up": GaugeMetricFamily(
+                "memhq_replica_up", "1 when the replica is read from.", labels=["replica"]
+            ),
+            "lag_s": GaugeMetricFamily(
+                "memhq_replica_lag_seconds", "Replay lag behind the primary.", labels=["replica"]
+            ),
+            "lag_bytes": GaugeMetricFamily(
+                "memhq_replica_lag_bytes", "WAL the replica has not replayed.", labels=["replica"]
+            ),
+        }
+        for state in states:
+            families["up"].add_metric([state.alias], int(state.usable))
+            families["lag_s"].add_metric([state.alias], state.lag_s)
+            families["lag_bytes"].add_metric([state.alias], state.lag_bytes)
+        yield from families.values()
 
     def _queues(self) -> Iterator[Metric]:
         import redis
 
+        from config.broker import queue_client
+
         depth = GaugeMetricFamily("memhq_queue_depth", "Messages waiting in the broker.", labels=["queue"])
         try:
-            client = redis.Redis.from_url(
-                settings.CELERY_BROKER_URL, socket_timeout=1, socket_connect_timeout=1
-            )
+            client = queue_client(settings.CELERY_BROKER_URL, settings.MEMHQ_BROKER_SENTINEL_MASTER, 1.0)
             for queue in settings.MEMHQ_METRICS_QUEUES:
                 depth.add_metric([queue], client.llen(queue))
         except redis.RedisError:

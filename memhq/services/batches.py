@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from memhq.models import Batch, BatchKind
+from memhq.replicas import freshness
 from memhq.services.journal import Journal
 
 #: ``Batch.actor`` of the deep-consolidation sweep.
@@ -35,6 +36,8 @@ def batch_start(
 
 def batch_finish(journal: Journal) -> Batch | None:
     """Write the journal; a batch that recorded nothing is removed (returns None)."""
+    batch = journal.batch
+    freshness.wrote(batch.project_id, user_id=batch.user_id)
     if journal.flush() == 0:
         journal.batch.delete()
         return None

@@ -9,6 +9,7 @@ from django.db import IntegrityError, connection
 from django.utils import timezone
 
 from memhq.models import Episode, Project
+from memhq.replicas import freshness
 from memhq.services.erasure_guard import ErasureInProgress, erasure_key
 from memhq.services.locks import LockNamespace
 from memhq.services.transactions import savepoint_if_in_transaction
@@ -59,6 +60,7 @@ def episode_create(
         if existing.content_hash != content_hash:
             raise IdempotencyConflict(idempotency_key) from None
         return EpisodeReceipt(episode=existing, created=False)
+    freshness.wrote(project.pk, user_id=user_id, thread_id=thread_key or None)
     return EpisodeReceipt(episode=episode, created=True)
 
 

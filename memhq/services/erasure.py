@@ -28,6 +28,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from memhq.models import ErasureReceipt, Project
+from memhq.replicas import freshness
 from memhq.services.erasure_guard import erasure_lock
 from memhq.services.locks import LockNamespace, lock_user
 
@@ -112,5 +113,6 @@ def user_erase(*, project: Project, user_id: str, actor: str) -> Erasure:
             counts={table: len(ids) for table, ids in removed.items()},
             ids_sha256=ids_digest(removed),
         )
+        freshness.wrote(project.pk, user_id=user_id)  # recall on a replica must not show erased rows
     duration_ms = round((time.perf_counter() - started) * 1000, 2)
     return Erasure(receipt=receipt, user_id=user_id, duration_ms=duration_ms)

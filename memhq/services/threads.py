@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from memhq.ai.tokens import count_tokens
 from memhq.models import Episode, Project, Thread, ThreadMessage, ThreadStatus
+from memhq.replicas import freshness
 from memhq.services.erasure_guard import erasure_guard
 from memhq.services.thread_episodes import thread_cut
 
@@ -89,6 +90,7 @@ def thread_create(
         if existing.user_id != user_id or existing.temporary != temporary:
             raise ThreadConflict(thread.key) from None
         return ThreadReceipt(thread=existing, created=False)
+    freshness.wrote(project.pk, user_id=user_id, thread_id=thread.key)
     others = (
         Thread.objects.select_for_update(of=("self",))
         .select_related("project")
@@ -165,6 +167,7 @@ def message_add(
             raise ThreadClosed(key)
         raise ThreadNotFound(key)
     thread_id, seq, episode_due_at, compact = row
+    freshness.wrote(project.pk, thread_id=key)
     if compact:
         transaction.on_commit(lambda: enqueue_compaction(thread_id))
     return AddedMessage(thread_id, seq, now, episode_due_at, bool(compact))
@@ -204,5 +207,6 @@ def thread_end(*, project: Project, key: str) -> tuple[Thread, list[Episode]]:
         episodes = thread_cut(thread=thread)
         if thread.status != ThreadStatus.ENDED:
             Thread.objects.filter(pk=thread.pk).update(status=ThreadStatus.ENDED, ended_at=now)
+    freshness.wrote(project.pk, user_id=thread.user_id, thread_id=key)
     thread.refresh_from_db()
     return thread, episodes

@@ -31,6 +31,7 @@ from memhq.ai.llm import make_client, structured_call
 from memhq.ai.provider import llm_config
 from memhq.ai.tokens import truncate_to_tokens
 from memhq.models import Thread, ThreadMessage, ThreadStatus
+from memhq.replicas import freshness
 from memhq.threads import summariser
 
 logger = logging.getLogger(__name__)
@@ -128,6 +129,8 @@ def compact(thread_id: uuid.UUID | str, *, final_attempt: bool = True) -> Outcom
             compaction_requested_at=None,
         )
     )
+    if updated:
+        freshness.wrote(thread.project_id, thread_id=thread.key)
     return Outcome.COMPACTED if updated else Outcome.RACED
 
 

@@ -12,6 +12,7 @@ created lazily and forgotten in a forked child (its thread does not exist there)
 
 from __future__ import annotations
 
+import contextvars
 import os
 import threading
 from collections.abc import Callable
@@ -44,7 +45,8 @@ def _job(fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) ->
 
 
 def submit(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
-    return _pool().submit(_job, fn, args, kwargs)
+    """Run ``fn`` on the helper in a copy of the caller's context (the read replica routing chose)."""
+    return _pool().submit(contextvars.copy_context().run, _job, fn, args, kwargs)
 
 
 def shutdown() -> None:

@@ -21,7 +21,7 @@ FREQUENT_SWEEPS = {"ingestion.outbox_sweep", "webhooks.sweep", "threads.inactivi
 
 def queued_task_names(broker: redis.Redis) -> set[str]:
     names = set()
-    for raw in broker.lrange("celery", 0, -1):
+    for raw in broker.lrange(settings.MEMHQ_QUEUES["sweeps"], 0, -1):
         headers = json.loads(raw).get("headers", {})
         names.add(headers.get("task"))
     return names

