@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 import redis
+from django.conf import settings
 from django.db import transaction
 
 from memhq.models import DeliveryStatus, Project, WebhookDelivery, WebhookEvent
@@ -13,6 +14,8 @@ from memhq.services.webhooks import endpoint_update, event_emit
 from memhq.webhooks.dispatch import sweep
 from tests.webhooks.conftest import make_endpoint
 from tests.webhooks.receiver import Receiver
+
+WEBHOOKS_QUEUE = settings.MEMHQ_QUEUES["webhooks"]
 
 
 def emit(project: Project, type: str = "memories.changed") -> WebhookEvent:
@@ -65,10 +68,10 @@ def test_deliver_tasks_are_published_only_after_the_commit(
     make_endpoint(project, "https://8.8.8.8/b")
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         emit(project)
-        assert broker.llen("celery") == 0
+        assert broker.llen(WEBHOOKS_QUEUE) == 0
     for callback in callbacks:
         callback()
-    assert broker.llen("celery") == 2
+    assert broker.llen(WEBHOOKS_QUEUE) == 2
 
 
 def test_when_the_broker_is_down_the_sweep_sends_the_delivery_later(

@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 BENCHMARKS = {
     "add": "memhq.bench.add",
     "ingest": "memhq.bench.ingest",
+    "partitions": "memhq.bench.partitions",
     "recall": "memhq.bench.recall",
     "thread": "memhq.bench.thread",
 }
