@@ -22,6 +22,7 @@ from django.utils import timezone
 from ingestion.claims import CLEARED, holder_fields, holder_is_dead, leases
 from memhq.models import Episode, EpisodeErrorKind, EpisodePhase, EpisodeStatus
 from memhq.ops import metrics
+from memhq.replicas import freshness
 from memhq.services.webhooks import event_emit
 
 logger = logging.getLogger(__name__)
@@ -277,3 +278,4 @@ def fail_episode(episode_id: str, phase: int, reason: str, *, kind: EpisodeError
                 "error": episode.error,
             },
         )
+        freshness.wrote(episode.project_id, user_id=episode.user_id)  # its status, read on a replica

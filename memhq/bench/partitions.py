@@ -7,16 +7,20 @@ passages into schema ``memhq_part`` as ``PARTITION BY HASH (project_id)`` tables
 (unique ones made plain: a partitioned table's unique index must contain the partition key). Recall's
 statement then runs unchanged with ``search_path = memhq_part, public``. Reported per user: the statement's
 in-process p50 (prepared, as recall runs it; plan cache on ``auto`` and forced ``generic``), and in its
-``EXPLAIN ANALYZE`` how many partitions were scanned and how many were pruned ("never executed").
+``EXPLAIN ANALYZE`` how many partitions were scanned and how many were pruned ("never executed"), with the
+HNSW branch's project test as today (``coalesce``, which no partition pruning can use) and as a plain
+equality.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import uuid
 from argparse import ArgumentParser
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from django.db import connection
@@ -26,9 +30,9 @@ from memhq.ai.provider import get_embedder
 from memhq.bench.recall_breakdown import explain
 from memhq.bench.recall_data import QUERIES, SEED
 from memhq.bench.recall_user import Shape, VectorIndexesDropped, build_user, vectors_for
-from memhq.bench.report import percentile
+from memhq.bench.report import percentile, write_json
 from memhq.services.tenancy import project_create
-from retrieval import query
+from retrieval import query, signals
 
 HELP = "recall's statement on today's tables vs the same rows partitioned by project"
 SCHEMA = "memhq_part"
@@ -43,6 +47,7 @@ def add_arguments(parser: ArgumentParser) -> None:
     parser.add_argument("--memories", type=int, default=1500, help="memories of each of those users")
     parser.add_argument("--big", type=int, default=8000, help="memories of the big user in the first project")
     parser.add_argument("--partitions", type=int, default=8, help="hash partitions per table")
+    parser.add_argument("--json", type=Path, help="also write the figures and the plans to this file")
 
 
 def _columns(cursor: Any, table: str) -> list[str]:
@@ -103,7 +108,29 @@ def _pruning(plan: list[str]) -> dict[str, int]:
     }
 
 
-def measure(project_id: uuid.UUID, user_id: str, layout: str) -> dict[str, Any]:
+def _prunable(alias: str) -> str:
+    """The HNSW branch's owner test with the project as a plain equality (prunable), the user as today."""
+    return (
+        f"{alias}.project_id = (SELECT project_id FROM q)"
+        f" AND coalesce({alias}.user_id = (SELECT user_id FROM q), false)"
+    )
+
+
+def measure(project_id: uuid.UUID, user_id: str, layout: str, variant: str) -> dict[str, Any]:
+    """Recall's statement on ``layout`` with the HNSW branch's project test as today (``coalesce``) or
+    prunable (``equality``)."""
+    original = signals._owned_by_user_unindexed
+    if variant == "equality":
+        signals._owned_by_user_unindexed = _prunable
+    query.statement.cache_clear()
+    try:
+        return _measure(project_id, user_id, layout)
+    finally:
+        signals._owned_by_user_unindexed = original
+        query.statement.cache_clear()
+
+
+def _measure(project_id: uuid.UUID, user_id: str, layout: str) -> dict[str, Any]:
     connection.close()  # a fresh connection: its own prepared statements and search_path
     with connection.cursor() as cursor:
         partitioned = layout == "partitioned"
@@ -114,7 +141,7 @@ def measure(project_id: uuid.UUID, user_id: str, layout: str) -> dict[str, Any]:
     }
     plan = explain(project_id, user_id, QUERIES[0])
     execution = next((line for line in reversed(plan) if line.startswith("Execution Time:")), "")
-    figures.update(_pruning(plan), explain_execution=execution, plan_lines=len(plan))
+    figures.update(_pruning(plan), explain_execution=execution, explain=plan)
     connection.close()
     return figures
 
@@ -136,11 +163,21 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
             for table in TABLES:
                 cursor.execute(f"VACUUM ANALYZE public.{table}")
         for label, user in (("small user", (projects[-1].pk, "u")), ("big user", (projects[0].pk, "big"))):
-            results[label] = {layout: measure(*user, layout) for layout in ("plain", "partitioned")}
-            write(f"{label}: {results[label]}")
+            results[label] = {
+                f"{layout}, {variant}": measure(*user, layout, variant)
+                for layout in ("plain", "partitioned")
+                for variant in ("coalesce", "equality")
+            }
+            printed = {
+                key: {k: v for k, v in got.items() if k != "explain"} for key, got in results[label].items()
+            }
+            write(f"{label}: {json.dumps(printed, indent=1)}")
     finally:
         with connection.cursor() as cursor:
             cursor.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
         for project in projects:
             project.delete()
-    return {"partitions": options["partitions"], "projects": options["projects"], "results": results}
+    document = {"partitions": options["partitions"], "projects": options["projects"], "results": results}
+    if options.get("json"):
+        write_json(options["json"], document)
+    return document

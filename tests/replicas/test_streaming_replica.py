@@ -125,7 +125,7 @@ def test_recall_reads_on_the_replica_and_writes_stay_on_the_primary(
 
 
 def test_paused_replay_never_hides_a_users_own_write(
-    replica: Replica, project: Project, api: APIClient
+    replica: Replica, project: Project, api: APIClient, settings: Any
 ) -> None:
     ingest(project, "My sister lives in Ghent.", "2024-03-01T09:00:00Z", "writer")
     ingest(project, "I play the cello on Sundays.", "2024-03-01T09:00:00Z", "bystander")
@@ -147,6 +147,9 @@ def test_paused_replay_never_hides_a_users_own_write(
     before = replica_scans(replica)
     assert any("cello" in text for text in texts(recall(api, "bystander", "what do I play")))
     assert scanned_after(replica, before), "a user with no new writes should read the replica"
+    settings.MEMHQ_REPLICA_MAX_LAG_S = 0.001  # replay is paused behind the writes above: now too far behind
+    assert POOL.usable() == [] and POOL.states()[0].lag_bytes > 0
+    assert any("cello" in text for text in texts(recall(api, "bystander", "what do I play")))
 
 
 def test_a_stopped_replica_is_left_out_and_taken_back(
