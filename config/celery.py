@@ -13,6 +13,17 @@ app.autodiscover_tasks(["memhq"], related_name="thread_tasks")  # working memory
 app.autodiscover_tasks(["memhq"], related_name="consolidation_tasks")  # deep consolidation
 
 
+def publish(name: str, *args: object) -> None:
+    """Publish the task ``name`` with ``args``, by name: product code never imports a task module (tasks
+    import services, never the other way round), and the routes of config/queues.py pick the queue. No
+    result is kept (none of MemHQ's tasks returns one to a caller); raises when the broker is unreachable.
+    With ``task_always_eager`` (tests) the task runs here, as ``delay`` would (``send_task`` ignores it)."""
+    if app.conf.task_always_eager:
+        app.tasks[name].apply(args=list(args), throw=app.conf.task_eager_propagates)
+        return
+    app.send_task(name, args=list(args), ignore_result=True)
+
+
 def _install_heartbeat() -> None:
     from ingestion.heartbeat import Heartbeat
 

@@ -8,6 +8,7 @@ from celery import chain
 from celery.canvas import Signature
 
 from config.celery import app as celery_app
+from config.celery import publish
 from memhq.models import EpisodePhase
 
 
@@ -35,9 +36,7 @@ def publish_start(episode_id: uuid.UUID | str, from_phase: int = EpisodePhase.PE
 
     Only the outbox relay calls this (ingestion/outbox.py): a request never talks to the broker.
     """
-    # ignore_result: otherwise Celery subscribes to the task's result channel on the result backend for
-    # every message (a PUB/SUB subscription per episode, and retries of it while Redis is away).
-    celery_app.send_task(START_TASK, args=[str(episode_id), int(from_phase)], ignore_result=True)
+    publish(START_TASK, str(episode_id), int(from_phase))
 
 
 def run_inline(episode_id: uuid.UUID | str) -> None:

@@ -14,7 +14,7 @@ class DeliveryTask(Task):
     ignore_result = True
 
 
-@app.task(base=DeliveryTask, name="webhooks.deliver")
+@app.task(base=DeliveryTask, name=dispatch.DELIVER_TASK)
 def deliver(delivery_id: str) -> str:
     """One attempt of one delivery; idempotent (the row is claimed with a compare-and-swap)."""
     return state.deliver(delivery_id)

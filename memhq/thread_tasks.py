@@ -28,7 +28,7 @@ class ThreadTask(Task):
     ignore_result = True
 
 
-@app.task(bind=True, base=ThreadTask, name="threads.compact")
+@app.task(bind=True, base=ThreadTask, name=compaction.COMPACT_TASK)
 def compact(self: Task, thread_id: str) -> str:
     """Fold the thread's older messages into its summary; idempotent (a compare-and-swap writes it)."""
     retries = self.request.retries

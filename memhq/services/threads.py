@@ -29,6 +29,7 @@ from memhq.models import Episode, Project, Thread, ThreadMessage, ThreadStatus
 from memhq.replicas import freshness
 from memhq.services.erasure_guard import erasure_guard
 from memhq.services.thread_episodes import thread_cut
+from memhq.threads.compaction import enqueue_compaction
 
 logger = logging.getLogger(__name__)
 
@@ -141,8 +142,6 @@ def message_add(
     timestamp: datetime | None = None,
 ) -> AddedMessage:
     """Store one message and schedule the thread's episode; enqueue compaction when it becomes due."""
-    from memhq.threads.compaction import enqueue_compaction
-
     now = timezone.now()
     params: dict[str, Any] = {
         "now": now,

@@ -25,6 +25,7 @@ from django.db.models import F, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
+from config.celery import publish
 from ingestion.prompts.thread_summary import SCHEMA_NAME, ThreadSummaryAnswer, Turn, build_messages
 from memhq.ai.errors import PermanentAIError, TransientAIError
 from memhq.ai.llm import make_client, structured_call
@@ -35,6 +36,7 @@ from memhq.replicas import freshness
 from memhq.threads import summariser
 
 logger = logging.getLogger(__name__)
+COMPACT_TASK = "threads.compact"
 
 
 class Outcome(StrEnum):
@@ -136,10 +138,8 @@ def compact(thread_id: uuid.UUID | str, *, final_attempt: bool = True) -> Outcom
 
 def enqueue_compaction(thread_id: uuid.UUID | str) -> bool:
     """Publish the compaction task; never raises (the inactivity sweep re-enqueues a missed request)."""
-    from memhq import thread_tasks
-
     try:
-        thread_tasks.compact.apply_async(args=[str(thread_id)])
+        publish(COMPACT_TASK, str(thread_id))
     except Exception:  # kombu/redis raise many types; the request stays recorded on the thread row
         logger.warning("could not enqueue compaction of thread %s; the sweep will retry", thread_id)
         return False

@@ -16,21 +16,21 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from config.celery import publish
 from memhq.models import WebhookDelivery
 from memhq.webhooks.state import claimable
 
 logger = logging.getLogger(__name__)
 
 SWEEP_BATCH = 500
+DELIVER_TASK = "webhooks.deliver"
 
 
 def enqueue(delivery_ids: Sequence[uuid.UUID | str]) -> int:
     """Publish one deliver task per id. Never raises: what could not be published is left for the sweep."""
-    from memhq.tasks import deliver
-
     for published, delivery_id in enumerate(delivery_ids):
         try:
-            deliver.delay(str(delivery_id))
+            publish(DELIVER_TASK, str(delivery_id))
         except Exception:  # kombu/redis raise many types; whatever it is, the sweep will retry
             logger.warning("could not enqueue webhook deliveries; the sweep will retry", exc_info=True)
             WebhookDelivery.objects.filter(pk__in=list(delivery_ids[published:])).update(enqueued_at=None)

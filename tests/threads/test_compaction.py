@@ -8,6 +8,7 @@ import redis
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from config.celery import app
 from memhq import thread_tasks
 from memhq.ai.tokens import count_tokens
 from memhq.models import Thread, ThreadMessage
@@ -157,5 +158,5 @@ def test_enqueueing_a_compaction_never_raises_when_the_broker_is_down(
     def down(*args: Any, **kwargs: Any) -> None:
         raise ConnectionError("broker down")
 
-    monkeypatch.setattr(thread_tasks.compact, "apply_async", down)
+    monkeypatch.setattr(app, "send_task", down)
     assert compaction.enqueue_compaction("00000000-0000-0000-0000-000000000000") is False
