@@ -41,6 +41,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "memhq.api.errors.DatabaseUnavailableMiddleware",  # a database outage is 503 + Retry-After, never 500
+    "memhq.ops.query_watchdog.QueryWatchdogMiddleware",  # and so is a frozen one
     "django.middleware.security.SecurityMiddleware",
     # WhiteNoise serves /static/ from STATIC_ROOT in every web process (gunicorn, docker) before any
     # other middleware touches the request: hashed names are cached forever, gzip served when accepted.
@@ -137,8 +138,10 @@ STORAGES = {
 }
 
 # Request limits (DESIGN §6). Bodies over MAX_BODY_BYTES answer 413.
-# Retry-After (seconds) on a 503 when the database is unavailable (memhq/api/errors.py).
+# Retry-After (seconds) on a 503 when the database is unavailable (memhq/api/errors.py); a web request's
+# database call still running after REQUEST_QUERY_TIMEOUT_S has its connection cut (0: never).
 MEMHQ_RETRY_AFTER_S = env_int("MEMHQ_RETRY_AFTER_S", 5)
+MEMHQ_REQUEST_QUERY_TIMEOUT_S = env_float("MEMHQ_REQUEST_QUERY_TIMEOUT_S", 10.0)
 MEMHQ_MAX_BODY_BYTES = env_int("MEMHQ_MAX_BODY_BYTES", 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MEMHQ_MAX_BODY_BYTES
 MEMHQ_MAX_MESSAGES = env_int("MEMHQ_MAX_MESSAGES", 500)
@@ -222,8 +225,6 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
-CELERY_ENABLE_UTC = True
-CELERY_TASK_ALWAYS_EAGER = False
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Declared in code; django-celery-beat's DatabaseScheduler copies them into its tables at start.
@@ -394,7 +395,6 @@ MEMHQ_IMPORTANCE_FLOOR = env_float("MEMHQ_IMPORTANCE_FLOOR", 0.1)
 MEMHQ_METRICS_TOKEN = env_str("MEMHQ_METRICS_TOKEN", "")
 MEMHQ_METRICS_QUEUES = env_list("MEMHQ_METRICS_QUEUES", ",".join(dict.fromkeys(MEMHQ_QUEUES.values())))
 
-# Logs (memhq/ops/logs.py): plain lines or one JSON object per line; the episode id on every line of its
-# chain; the beat sweeps' routine lines at DEBUG.
+# Logs (memhq/ops/logs.py, config/logging_config.py): plain lines or one JSON object per line.
 LOG_FORMAT = env_choice("LOG_FORMAT", "plain", ("plain", "json"))
 LOGGING = logging_config.dict_config(LOG_FORMAT, env_str("LOG_LEVEL", "INFO"))

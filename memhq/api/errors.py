@@ -40,10 +40,15 @@ class Conflict(exceptions.APIException):
 
 
 class DatabaseUnavailable(exceptions.APIException):
-    """The database refused or did not answer: nothing was committed, so the client should retry."""
+    """The database refused or did not answer in time: the client should retry. A refused call wrote
+    nothing; one cut by the query watchdog (memhq/ops/query_watchdog.py) may have been applied, which is why
+    retries of writes carry an ``Idempotency-Key``."""
 
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_detail = "The database is unavailable; nothing was stored. Retry shortly."
+    default_detail = (
+        "The database is unavailable or did not answer in time. Retry shortly: a write sent again with the "
+        "same Idempotency-Key is never stored twice."
+    )
     default_code = "unavailable"
 
 
