@@ -181,13 +181,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
                 plan = explain(project.pk, USER_ID, QUERIES[0])
                 results[str(size)] = {
                     "rows": row_counts(),
-                    "recall_http": {
-                        "p50_ms": round(summary.p50_ms, 2),
-                        "p95_ms": round(summary.p95_ms, 2),
-                        "p99_ms": round(summary.p99_ms, 2),
-                        "requests": summary.requests,
-                        "errors": summary.errors,
-                    },
+                    "recall_http": summary.latency(),
                     "in_process": breakdown(project.pk, USER_ID, QUERIES, options["breakdown_runs"]),
                     "bare_knn_sql": {key: round(value, 2) for key, value in knn.items()},
                     "ratio_p50": ratio(summary.p50_ms, knn["p50_ms"]),

@@ -135,13 +135,7 @@ def measure(
         summary = summarize(result)
         scanned = scans_after(replica, before)
     return {
-        "recall_http": {
-            "p50_ms": round(summary.p50_ms, 2),
-            "p95_ms": round(summary.p95_ms, 2),
-            "p99_ms": round(summary.p99_ms, 2),
-            "requests": summary.requests,
-            "errors": summary.errors,
-        },
+        "recall_http": summary.latency(),
         "routing_choose": choose,
         "same_answers": answers,
         "replica_scans": scanned,

@@ -50,6 +50,11 @@ class Summary:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def latency(self) -> dict[str, Any]:
+        """The percentiles (ms, 2 decimals), requests and errors: what the recall benchmarks print."""
+        rounded = {f"p{pct}_ms": round(getattr(self, f"p{pct}_ms"), 2) for pct in (50, 95, 99)}
+        return {**rounded, "requests": self.requests, "errors": self.errors}
+
 
 def summarize(result: LoadResult) -> Summary:
     latencies = sorted(result.latencies_ns)
