@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "memhq",
     "ingestion",
+    *(["tooling"] if (BASE_DIR / "tooling").is_dir() else []),  # bench/eval commands; not in the image
 ]
 
 MIDDLEWARE = [
@@ -301,10 +302,9 @@ MEMHQ_RELAY_BATCH = env_int("MEMHQ_RELAY_BATCH", 200)
 MEMHQ_WORKER_HEARTBEAT_S = env_float("MEMHQ_WORKER_HEARTBEAT_S", 5.0)
 MEMHQ_WORKER_HEARTBEAT_TTL_S = env_float("MEMHQ_WORKER_HEARTBEAT_TTL_S", 20.0)
 
-# A broker queue per kind of work (config/queues.py: cheap, embed, llm, webhooks, sweeps), so hosts can be
-# specialised (docs/deployment.md); a worker without -Q consumes all but the LLM one in LLM mode, which the
-# `worker_llm` process consumes (Procfile, compose profile `llm`; LLM_WORKER_CONCURRENCY, default 1): a slow
-# model call never holds up other episodes' cheap phases. An empty name puts that kind on the cheap queue.
+# A broker queue per kind of work (config/queues.py), so hosts can be specialised (docs/deployment.md). A
+# worker without -Q consumes all but the LLM one in LLM mode, which `worker_llm` consumes (Procfile, compose
+# profile `llm`), so a slow model call never holds up cheap phases. Empty name: on the cheap queue.
 MEMHQ_QUEUE_CHEAP = env_str("MEMHQ_QUEUE_CHEAP", "celery") or "celery"
 MEMHQ_LLM_QUEUE = env_str("MEMHQ_LLM_QUEUE", "llm")
 MEMHQ_QUEUES = {

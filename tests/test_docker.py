@@ -32,7 +32,7 @@ REQUIRED_SERVICES = ("db", "redis", "web", "worker", "beat")
 APP_SERVICES = ("migrate", "web", "worker", "beat")
 ENV_HELPERS = ("env_str", "env_int", "env_bool", "env_float", "env_choice", "env_list")
 WEB_PORT = "8000"
-NON_PACKAGES = {"tests"}
+NON_PACKAGES = {"tests", "tooling"}  # tooling: benchmarks and evaluation, not in the product image
 # Flags whose values legitimately differ between the Procfile (local) and the image (container).
 PER_HOST_FLAGS = {"--bind", "--workers"}
 

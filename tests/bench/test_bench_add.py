@@ -12,8 +12,8 @@ from django.core.management import call_command
 from django.urls import Resolver404, resolve
 from django.utils import timezone
 
-from memhq.bench.baseline import BASELINE_ROUTE
 from memhq.models import Episode, Project
+from tooling.bench.baseline import BASELINE_ROUTE
 
 SUMMARY_FIELDS = {"mode", "requests", "errors", "rps", "p50_ms", "p95_ms", "p99_ms", "max_ms", "cpu_ms"}
 SMOKE = ["--clients", "2", "--seconds", "2", "--warmup", "0.5", "--workers", "1"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from memhq.bench.http import Target
+from tooling.bench.http import Target
 
 BODIES = [b'{"n":0}', b'{"n":1}', b'{"n":2}']
 

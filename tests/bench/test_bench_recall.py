@@ -1,4 +1,4 @@
-"""``memhq.bench.recall.settle``: the table is left as a long-lived one before measuring, and a database
+"""``tooling.bench.recall.settle``: the table is left as a long-lived one before measuring, and a database
 role that may not CHECKPOINT still gets measured (with a note)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from django.db import connection
 
-from memhq.bench.recall import settle
+from tooling.bench.recall import settle
 
 ROLE = "memhq_bench_no_checkpoint"
 

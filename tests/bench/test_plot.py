@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from memhq.bench import plot
-from memhq.bench.series import Bars, Series
+from tooling.bench import plot
+from tooling.bench.series import Bars, Series
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

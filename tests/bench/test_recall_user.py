@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from memhq.bench.recall_breakdown import breakdown, execution_ms, explain
-from memhq.bench.recall_user import (
+from memhq.models import Entity, Episode, EpisodeMessage, Evidence, Memory, Passage, Project
+from retrieval.recall import recall
+from tooling.bench.recall_breakdown import breakdown, execution_ms, explain
+from tooling.bench.recall_user import (
     MESSAGES_PER_MEMORY,
     VECTOR_TABLES,
     Shape,
@@ -15,8 +17,6 @@ from memhq.bench.recall_user import (
     build_user,
     vectors_for,
 )
-from memhq.models import Entity, Episode, EpisodeMessage, Evidence, Memory, Passage, Project
-from retrieval.recall import recall
 
 MEMORIES = 200
 

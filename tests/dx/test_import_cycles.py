@@ -1,6 +1,6 @@
-"""No import cycles between the product's modules (issue 17): tasks import services, never the other way
-round, and task modules are published by name (``config.celery.publish``). Imports inside functions count
-too: a deferred import is still a cycle, only hidden."""
+"""No import cycles between the product's modules, and no import of the tooling (issue 17): tasks import
+services, never the other way round, and task modules are published by name (``config.celery.publish``).
+Imports inside functions count too: a deferred import is still a cycle, only hidden."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("memhq", "ingestion", "retrieval", "config")
-SKIPPED = ("migrations", "bench")  # tooling and generated code
+SKIPPED = ("migrations",)  # generated
 
 
 def _modules() -> dict[str, Path]:
@@ -81,6 +81,21 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_product_has_no_import_cycles() -> None:
     assert _cycles(_graph(_modules())) == []
+
+
+def test_the_product_never_imports_the_tooling() -> None:
+    """Benchmarks and evaluation live in ``tooling/`` (a Django app for their commands only)."""
+    importers = [
+        name
+        for name, path in _modules().items()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom | ast.Import)
+        and any(
+            (alias.name if isinstance(node, ast.Import) else node.module or "").split(".")[0] == "tooling"
+            for alias in node.names
+        )
+    ]
+    assert importers == []
 
 
 def test_the_check_finds_a_cycle() -> None:

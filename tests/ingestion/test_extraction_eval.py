@@ -1,7 +1,7 @@
 """Extraction quality on the hand-labelled user↔assistant set (issue 13): the figures stay above the targets.
 
 The set and the metric definitions: ``tests/fixtures/extraction_labelled.json`` and
-``ingestion/extraction_eval.py``.
+``tooling/extraction_eval.py``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from ingestion.extraction_eval import DEFAULT_DATA, Case, Episode, Label, load_cases, score_case
-from memhq.management.commands.memhq_extraction_eval import DEFAULT_RECORDED, run
 from memhq.models import Memory, Project
+from tooling.extraction_eval import DEFAULT_DATA, Case, Episode, Label, load_cases, score_case
+from tooling.management.commands.memhq_extraction_eval import DEFAULT_RECORDED, run
 
 TARGET_PRECISION = 0.95
 TARGET_RECALL = 0.85

@@ -9,11 +9,11 @@ import re
 import pytest
 from django.db import connection
 
-from memhq.bench.recall_breakdown import explain
-from memhq.bench.recall_user import Shape, VectorIndexesDropped, build_user, vectors_for
 from memhq.models import Project
 from memhq.selectors.nearest import EXACT_KNN_MAX_ROWS
 from retrieval.signals import nearest, owned_by_user
+from tooling.bench.recall_breakdown import explain
+from tooling.bench.recall_user import Shape, VectorIndexesDropped, build_user, vectors_for
 
 SMALL_USERS = 30
 

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from retrieval.evaluation.compare import KEY_METRICS, CompareError, compare, paired_interval
+from tooling.evaluation.compare import KEY_METRICS, CompareError, compare, paired_interval
 
 
 def test_a_consistent_improvement_gives_an_interval_above_zero() -> None:

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from retrieval.evaluation.dataset import load_episodes, load_queries
+from tooling.evaluation.dataset import load_episodes, load_queries
 
 TOMAS_TIME = "2024-03-01T10:05:00"
 

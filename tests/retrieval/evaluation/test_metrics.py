@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.evaluation.metrics import Scores, all_at, any_at, frac_at
-from retrieval.evaluation.runner import provenance
 from retrieval.items import Item
+from tooling.evaluation.metrics import Scores, all_at, any_at, frac_at
+from tooling.evaluation.runner import provenance
 
 
 def test_frac_counts_each_gold_id_once_even_when_gold_repeats_it() -> None:

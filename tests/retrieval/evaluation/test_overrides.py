@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from retrieval.config import RetrievalConfig
-from retrieval.evaluation.overrides import OverrideError, apply
+from tooling.evaluation.overrides import OverrideError, apply
 
 BASE = RetrievalConfig(
     weights={"bm25": 1.0, "vector": 1.0},

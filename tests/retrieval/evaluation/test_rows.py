@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from retrieval.evaluation.dataset import EvalQuery
-from retrieval.evaluation.rows import RowsFileError, SavedRows, pack, read_rows, write_rows
+from tooling.evaluation.dataset import EvalQuery
+from tooling.evaluation.rows import RowsFileError, SavedRows, pack, read_rows, write_rows
 
 
 def test_rows_round_trip_with_datetimes_uuids_and_arrays(tmp_path: Path) -> None:

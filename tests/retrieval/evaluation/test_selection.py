@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.evaluation.selection import SelectionError, conversation_order, select
+from tooling.evaluation.selection import SelectionError, conversation_order, select
 
 ORDER = ["c-a", "c-b", "c-c", "c-d", "c-e", "c-f", "c-g"]
 

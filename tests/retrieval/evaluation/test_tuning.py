@@ -4,11 +4,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from retrieval.evaluation.dataset import EvalQuery
-from retrieval.evaluation.overrides import OverrideError
-from retrieval.evaluation.rows import SavedRows
-from retrieval.evaluation.tuning import Candidate, combinations, cross_validate
 from tests.retrieval.evaluation.test_overrides import BASE
+from tooling.evaluation.dataset import EvalQuery
+from tooling.evaluation.overrides import OverrideError
+from tooling.evaluation.rows import SavedRows
+from tooling.evaluation.tuning import Candidate, combinations, cross_validate
 
 CONVERSATIONS = ["c0", "c1", "c2", "c3"]  # two folds: c0 + c2, c1 + c3
 WHEN = datetime(2024, 1, 1, tzinfo=UTC)

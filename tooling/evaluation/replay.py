@@ -1,4 +1,4 @@
-"""Re-score a run from its saved signal rows (``retrieval.evaluation.rows``): fusion only, no database."""
+"""Re-score a run from its saved signal rows (``tooling.evaluation.rows``): fusion only, no database."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import time
 from collections.abc import Callable, Collection
 
 from retrieval.config import RetrievalConfig
-from retrieval.evaluation.metrics import Scores
-from retrieval.evaluation.rows import SavedRows
-from retrieval.evaluation.runner import FUSION, EvalReport, score
+from tooling.evaluation.metrics import Scores
+from tooling.evaluation.rows import SavedRows
+from tooling.evaluation.runner import FUSION, EvalReport, score
 
 
 def replay(

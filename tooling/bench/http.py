@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from memhq.bench.connection import Connection, ResponseError
+from tooling.bench.connection import Connection, ResponseError
 
 REQUEST_TIMEOUT_S = 10.0
 OPEN_LOOP_DRAIN_S = 5.0  # after the window, scheduled requests still waiting this long are counted unsent

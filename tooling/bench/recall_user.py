@@ -29,7 +29,6 @@ from django.utils import timezone
 
 from ingestion.phases.index import passages_of
 from memhq.ai.provider import get_embedder
-from memhq.bench.recall_data import OBJECTS, SEED, VECTOR_NOISE, VERBS
 from memhq.models import (
     Entity,
     Episode,
@@ -40,6 +39,7 @@ from memhq.models import (
     Memory,
     Passage,
 )
+from tooling.bench.recall_data import OBJECTS, SEED, VECTOR_NOISE, VERBS
 
 MESSAGES_PER_MEMORY = 3
 MESSAGES_PER_EPISODE = 30

@@ -2,10 +2,10 @@
 bare pgvector kNN query on the same table in the same run (the floor recall is compared with).
 
 The user is synthetic. ``--shape realistic`` (the default) builds it as the pipeline would, with
-``--other-users`` beside it in the same tables (memhq/bench/recall_user.py); ``--shape memories`` inserts
-memory rows only (memhq/bench/recall_data.py), the earlier benchmark, on which most signals ran on empty
+``--other-users`` beside it in the same tables (tooling/bench/recall_user.py); ``--shape memories`` inserts
+memory rows only (tooling/bench/recall_data.py), the earlier benchmark, on which most signals ran on empty
 tables. Each step also times one recall's steps in process and keeps the statement's ``EXPLAIN (ANALYZE,
-BUFFERS)`` (memhq/bench/recall_breakdown.py). One closed-loop client asking the queries of
+BUFFERS)`` (tooling/bench/recall_breakdown.py). One closed-loop client asking the queries of
 ``recall_data.QUERIES`` in turn, so the percentiles are the latency of a request over that mix, not
 queueing. (Until 2026-11-29 the client sent only the first query, "What food does the user like?", one of
 the slowest: its keyword term matches ~3.4% of the memories.) The gunicorn is started as the Procfile does.
@@ -24,11 +24,12 @@ from typing import Any
 from django.db import DatabaseError, connection, transaction
 
 from memhq.ai.provider import get_embedder
-from memhq.bench import recall_replica
-from memhq.bench.http import Load, Target, run_load
-from memhq.bench.recall_breakdown import breakdown, execution_ms, explain
-from memhq.bench.recall_data import QUERIES, SEED, insert_memories
-from memhq.bench.recall_user import (
+from memhq.services.tenancy import project_create
+from tooling.bench import recall_replica
+from tooling.bench.http import Load, Target, run_load
+from tooling.bench.recall_breakdown import breakdown, execution_ms, explain
+from tooling.bench.recall_data import QUERIES, SEED, insert_memories
+from tooling.bench.recall_user import (
     VECTOR_TABLES,
     Shape,
     VectorIndexesDropped,
@@ -36,10 +37,9 @@ from memhq.bench.recall_user import (
     build_user,
     vectors_for,
 )
-from memhq.bench.report import percentile, ratio, summarize, write_json
-from memhq.bench.series import Bars, Series
-from memhq.bench.server import gunicorn
-from memhq.services.tenancy import project_create
+from tooling.bench.report import percentile, ratio, summarize, write_json
+from tooling.bench.series import Bars, Series
+from tooling.bench.server import gunicorn
 
 HELP = "recall latency over HTTP at 10k and N memories, against a bare pgvector kNN on the same table"
 USER_ID = "bench-recall"
@@ -76,7 +76,7 @@ def add_arguments(parser: ArgumentParser) -> None:
     parser.add_argument(
         "--replica",
         action="store_true",
-        help="also measure each step through a streaming replica (memhq/bench/recall_replica.py)",
+        help="also measure each step through a streaming replica (tooling/bench/recall_replica.py)",
     )
     parser.add_argument("--json", type=Path, help="also write the figures (and the plans) to this file")
     parser.add_argument("--plot", type=Path, help="also draw the latency CDFs and the breakdown to this PNG")
@@ -199,7 +199,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
     finally:
         project.delete()
     document = {
-        "memories": f"synthetic, {options['shape']} (memhq/bench/recall_user.py, recall_data.py)",
+        "memories": f"synthetic, {options['shape']} (tooling/bench/recall_user.py, recall_data.py)",
         "steps": results,
         "targets": {"p50_ms": TARGET_P50_MS, "p95_ms": TARGET_P95_MS},
     }
@@ -214,7 +214,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
     if options.get("json"):
         write_json(options["json"], document)
     if options.get("plot"):
-        from memhq.bench import plot  # matplotlib is a dev requirement: imported only when asked for
+        from tooling.bench import plot  # matplotlib is a dev requirement: imported only when asked for
 
         steps_p50 = Bars(
             f"in process at {options['memories']} memories, p50",

@@ -1,6 +1,6 @@
 """Benchmarks: ``manage.py memhq_bench <benchmark> [options]``; ``manage.py memhq_bench <benchmark> -h``.
 
-Each benchmark is one module under memhq/bench/ with ``HELP``, ``add_arguments(parser)`` and
+Each benchmark is one module under tooling/bench/ with ``HELP``, ``add_arguments(parser)`` and
 ``run(options, write) -> dict``; this command only dispatches.
 """
 
@@ -14,11 +14,11 @@ from typing import Any, Protocol, cast
 from django.core.management.base import BaseCommand, CommandError
 
 BENCHMARKS = {
-    "add": "memhq.bench.add",
-    "ingest": "memhq.bench.ingest",
-    "partitions": "memhq.bench.partitions",
-    "recall": "memhq.bench.recall",
-    "thread": "memhq.bench.thread",
+    "add": "tooling.bench.add",
+    "ingest": "tooling.bench.ingest",
+    "partitions": "tooling.bench.partitions",
+    "recall": "tooling.bench.recall",
+    "thread": "tooling.bench.thread",
 }
 
 

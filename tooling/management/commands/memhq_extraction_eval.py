@@ -5,7 +5,7 @@
 
 Every case runs through the real seven phases (as its own user, in a fresh project deleted afterwards
 unless --keep); the labels, the matching rules and the three figures are defined in
-``ingestion/extraction_eval.py``. ``--extractor openai`` uses the configured OpenAI-compatible server
+``tooling/extraction_eval.py``. ``--extractor openai`` uses the configured OpenAI-compatible server
 (``OPENAI_BASE_URL``, ``OPENAI_MODEL``); with ``--recorded FILE`` it uses instead the local fake server of
 the test suite (``tests/fakes/openai_server.py``, the real ``openai`` SDK over HTTP) answering each episode
 with the answer recorded for it in FILE (``{"<case id>": [answer for episode 0, ...]}``), and only the
@@ -26,10 +26,10 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from ingestion.extraction_eval import DEFAULT_DATA, BeforeEpisode, Case, Report, evaluate, load_cases
 from memhq.ai import provider
 from memhq.ai.llm import make_client
 from memhq.services.tenancy import project_create
+from tooling.extraction_eval import DEFAULT_DATA, BeforeEpisode, Case, Report, evaluate, load_cases
 
 DEFAULT_RECORDED = DEFAULT_DATA.with_name("extraction_labelled_openai.json")
 

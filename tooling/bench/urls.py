@@ -9,7 +9,7 @@ from django.urls import URLPattern, URLResolver, path
 from config.env import env_bool
 from config.urls import handler404, handler500
 from config.urls import urlpatterns as memhq_urlpatterns
-from memhq.bench.baseline import BASELINE_ROUTE, baseline_add
+from tooling.bench.baseline import BASELINE_ROUTE, baseline_add
 
 BASELINE_ENV = "MEMHQ_BENCH_BASELINE"
 

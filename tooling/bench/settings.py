@@ -2,5 +2,5 @@
 
 from config.settings import *  # noqa: F403
 
-ROOT_URLCONF = "memhq.bench.urls"
-WSGI_APPLICATION = "memhq.bench.wsgi.application"
+ROOT_URLCONF = "tooling.bench.urls"
+WSGI_APPLICATION = "tooling.bench.wsgi.application"

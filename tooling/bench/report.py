@@ -9,8 +9,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from memhq.bench.cpu import OTHER
-from memhq.bench.http import LoadResult
+from tooling.bench.cpu import OTHER
+from tooling.bench.http import LoadResult
 
 NS_PER_MS = 1_000_000
 US_PER_S = 1_000_000

@@ -15,12 +15,12 @@ from memhq.models import Episode, Project
 from memhq.services.episodes import episode_create
 from retrieval import config as retrieval_config
 from retrieval.config import RetrievalConfig
-from retrieval.evaluation.dataset import EvalEpisode, EvalQuery, load_episodes, load_queries
-from retrieval.evaluation.metrics import MESSAGE_KS, Scores
-from retrieval.evaluation.rows import Packed, SavedRows, pack, write_rows
 from retrieval.items import Item, item_from_row
 from retrieval.query import signal_names
 from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, RecallResult, assemble, fetch
+from tooling.evaluation.dataset import EvalEpisode, EvalQuery, load_episodes, load_queries
+from tooling.evaluation.metrics import MESSAGE_KS, Scores
+from tooling.evaluation.rows import Packed, SavedRows, pack, write_rows
 
 FUSION = "fusion"
 #: Enough items per signal for @20 metrics when a signal is scored alone.
@@ -199,7 +199,7 @@ def evaluate(
     reuse: bool = False,
 ) -> EvalReport:
     """Ingest ``conversations`` (ids, in file order) into a fresh project, ask their questions, score.
-    ``save_rows``: also write every question's signal rows there (``retrieval.evaluation.replay``).
+    ``save_rows``: also write every question's signal rows there (``tooling.evaluation.replay``).
     ``reuse``: ask again in the project named ``project_name``, kept by an earlier run, without ingesting
     (to measure a change on the query side)."""
     episodes = load_episodes(data, set(conversations))

@@ -4,7 +4,7 @@ No DRF, no authentication, no validation, no enqueue: the same middleware, the s
 Postgres table and an episode-sized row (raw body, hash, defaults of every other column). Whatever /add
 costs above this is the price of authentication, validation, DRF and the Celery publish.
 
-Mounted only by ``memhq.bench.urls`` when ``MEMHQ_BENCH_BASELINE=1``; never part of normal serving.
+Mounted only by ``tooling.bench.urls`` when ``MEMHQ_BENCH_BASELINE=1``; never part of normal serving.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from memhq.models import Episode
 
-BASELINE_ROUTE = "v1/memhq/bench/baseline-add"
+BASELINE_ROUTE = "v1/tooling/bench/baseline-add"
 PROJECT_HEADER = "X-MemHQ-Bench-Project"
 BASELINE_USER_ID = "bench-baseline"
 # Columns the view fills per request; every other column gets its model default.

@@ -24,8 +24,8 @@ from tqdm import tqdm
 
 from retrieval import config as retrieval_config
 from retrieval.config import RetrievalConfig
-from retrieval.evaluation import compare, overrides, replay, rows, selection, tuning
-from retrieval.evaluation.runner import FUSION, EvalReport, evaluate
+from tooling.evaluation import compare, overrides, replay, rows, selection, tuning
+from tooling.evaluation.runner import FUSION, EvalReport, evaluate
 
 COLUMNS = (
     "n",

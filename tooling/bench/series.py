@@ -1,4 +1,4 @@
-"""What a benchmark hands to ``--plot`` (memhq/bench/plot.py): plain data, no plotting library needed."""
+"""What a benchmark hands to ``--plot`` (tooling/bench/plot.py): plain data, no plotting library needed."""
 
 from __future__ import annotations
 

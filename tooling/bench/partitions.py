@@ -1,7 +1,7 @@
 """``memhq_bench partitions``: recall's statement on today's tables and on the same rows hash-partitioned by
 project (PostgreSQL declarative partitioning), in the same run (docs/partitioning.md).
 
-Builds ``--projects`` realistic users (memhq/bench/recall_user.py), one per project, plus one big user (past
+Builds ``--projects`` realistic users (tooling/bench/recall_user.py), one per project, plus one big user (past
 the exact-search threshold, so the HNSW branch runs) in the first project; copies memories, messages and
 passages into schema ``memhq_part`` as ``PARTITION BY HASH (project_id)`` tables with today's indexes
 (unique ones made plain: a partitioned table's unique index must contain the partition key). Recall's
@@ -27,12 +27,12 @@ from django.db import connection
 from django.utils import timezone
 
 from memhq.ai.provider import get_embedder
-from memhq.bench.recall_breakdown import explain
-from memhq.bench.recall_data import QUERIES, SEED
-from memhq.bench.recall_user import Shape, VectorIndexesDropped, build_user, vectors_for
-from memhq.bench.report import percentile, write_json
 from memhq.services.tenancy import project_create
 from retrieval import query, signals
+from tooling.bench.recall_breakdown import explain
+from tooling.bench.recall_data import QUERIES, SEED
+from tooling.bench.recall_user import Shape, VectorIndexesDropped, build_user, vectors_for
+from tooling.bench.report import percentile, write_json
 
 HELP = "recall's statement on today's tables vs the same rows partitioned by project"
 SCHEMA = "memhq_part"

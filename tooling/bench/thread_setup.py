@@ -17,9 +17,9 @@ from django.utils import timezone
 
 from memhq.ai.provider import get_embedder
 from memhq.ai.tokens import count_tokens
-from memhq.bench.cleanup import purge_messages
-from memhq.bench.episode import CONVERSATION
 from memhq.models import Memory, Project, Thread, ThreadMessage
+from tooling.bench.cleanup import purge_messages
+from tooling.bench.episode import CONVERSATION
 
 USER_PREFIX = "bench-thread-user-"
 KEY_PREFIX = "bench-thread-"

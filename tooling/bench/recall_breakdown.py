@@ -13,11 +13,11 @@ from typing import Any
 from django.utils import timezone
 
 from memhq.ai.provider import get_embedder
-from memhq.bench.report import percentile
 from retrieval import config as retrieval_config
 from retrieval import query
 from retrieval.dense_query import people_named, without_people
 from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, assemble
+from tooling.bench.report import percentile
 
 NS_PER_MS = 1_000_000
 STEPS = ("embed", "sql", "fuse_and_render")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from retrieval.evaluation.dataset import EvalQuery
+from tooling.evaluation.dataset import EvalQuery
 
 FORMAT = "memhq-eval-rows/1"
 

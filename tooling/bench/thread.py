@@ -24,16 +24,16 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from memhq.bench import cpu
-from memhq.bench.add import bench_project, served
-from memhq.bench.http import Load, Target, run_load
-from memhq.bench.report import Summary, format_cpu, format_summary, percentile, summarize, write_json
-from memhq.bench.server import wsgi_target
-from memhq.bench.thread_setup import clean_up, make_memories, make_threads
 from memhq.models import Project
 from memhq.selectors.threads import RecallOptions, prepare_and_recall, thread_prepare
 from memhq.threads import pool
 from retrieval.recall import recall
+from tooling.bench import cpu
+from tooling.bench.add import bench_project, served
+from tooling.bench.http import Load, Target, run_load
+from tooling.bench.report import Summary, format_cpu, format_summary, percentile, summarize, write_json
+from tooling.bench.server import wsgi_target
+from tooling.bench.thread_setup import clean_up, make_memories, make_threads
 
 HELP = "thread add-message and prepare latency over HTTP, and prepare-and-recall sequential vs concurrent"
 DEFAULT_CLIENTS = 32

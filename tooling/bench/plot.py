@@ -17,7 +17,7 @@ matplotlib.use("Agg")  # before pyplot: files only, no display
 import matplotlib.pyplot as plt  # after the backend is chosen
 import numpy as np
 
-from memhq.bench.series import Bars, Series
+from tooling.bench.series import Bars, Series
 
 NS_PER_MS = 1_000_000
 PANEL_W, PANEL_H = 6.4, 4.0

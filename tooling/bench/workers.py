@@ -13,7 +13,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from memhq.bench.server import database_url_for_children
+from tooling.bench.server import database_url_for_children
 
 READY_MARK = "ready."
 READY_TIMEOUT_S = 120.0

@@ -16,12 +16,12 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from retrieval.config import RetrievalConfig
-from retrieval.evaluation import overrides
-from retrieval.evaluation.metrics import Scores
-from retrieval.evaluation.replay import replay
-from retrieval.evaluation.rows import SavedRows
-from retrieval.evaluation.runner import FUSION
-from retrieval.evaluation.selection import fold_of
+from tooling.evaluation import overrides
+from tooling.evaluation.metrics import Scores
+from tooling.evaluation.replay import replay
+from tooling.evaluation.rows import SavedRows
+from tooling.evaluation.runner import FUSION
+from tooling.evaluation.selection import fold_of
 
 Row = dict[str, float | str]
 

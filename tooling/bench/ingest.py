@@ -27,13 +27,13 @@ from urllib.parse import urlparse
 
 from django.db.models import Max, Min
 
-from memhq.bench.episode import episode_body
-from memhq.bench.report import write_json
-from memhq.bench.series import Bars, Series
-from memhq.bench.server import gunicorn
-from memhq.bench.workers import celery_worker, outbox_relay
 from memhq.models import Episode, EpisodeStatus, Project
 from memhq.services.tenancy import project_create
+from tooling.bench.episode import episode_body
+from tooling.bench.report import write_json
+from tooling.bench.series import Bars, Series
+from tooling.bench.server import gunicorn
+from tooling.bench.workers import celery_worker, outbox_relay
 
 HELP = "ingestion throughput and /add → indexed_at latency with real workers"
 TARGET_EPISODES_PER_S = 15.0
@@ -170,7 +170,7 @@ def completions_s(project: Project, prefix: str) -> list[float]:
 
 def plot_run(path: Path, project: Project, document: dict[str, Any], rate: float) -> Path:
     """Freshness CDF, episodes completed per second in the throughput run, per-phase medians."""
-    from memhq.bench import plot  # matplotlib is a dev requirement: imported only when asked for
+    from tooling.bench import plot  # matplotlib is a dev requirement: imported only when asked for
 
     freshness_series = Series(
         f"/add → indexed_at at {rate}/s", [round(lag * 1e9) for lag in lags_s(project, "lat-")]

@@ -24,12 +24,12 @@ from django.db import connection, connections
 from django.utils import timezone
 
 from config.streaming_replica import Replica, streaming_replica
-from memhq.bench.http import Load, Target, run_load
-from memhq.bench.report import percentile, summarize
-from memhq.bench.server import gunicorn
 from memhq.replicas import freshness, routing
 from memhq.replicas.pool import POOL, lsn_int
 from retrieval.recall import recall
+from tooling.bench.http import Load, Target, run_load
+from tooling.bench.report import percentile, summarize
+from tooling.bench.server import gunicorn
 
 ALIAS = "replica1"
 CHOOSE_RUNS = 2000

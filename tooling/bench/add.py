@@ -20,21 +20,21 @@ from typing import Any
 
 from django.conf import settings
 
-from memhq.bench import cpu
-from memhq.bench.baseline import BASELINE_ROUTE, BASELINE_USER_ID, PROJECT_HEADER
-from memhq.bench.cleanup import Cleanup, clean_up
-from memhq.bench.episode import episode_body
-from memhq.bench.http import Load, Target, run_load
-from memhq.bench.report import Summary, format_cpu, format_summary, ratio, summarize, write_json
-from memhq.bench.series import Series
-from memhq.bench.server import gunicorn, procfile_workers, wsgi_target
-from memhq.bench.urls import BASELINE_ENV
 from memhq.models import ApiKey
 from memhq.services.tenancy import project_create, split_key
+from tooling.bench import cpu
+from tooling.bench.baseline import BASELINE_ROUTE, BASELINE_USER_ID, PROJECT_HEADER
+from tooling.bench.cleanup import Cleanup, clean_up
+from tooling.bench.episode import episode_body
+from tooling.bench.http import Load, Target, run_load
+from tooling.bench.report import Summary, format_cpu, format_summary, ratio, summarize, write_json
+from tooling.bench.series import Series
+from tooling.bench.server import gunicorn, procfile_workers, wsgi_target
+from tooling.bench.urls import BASELINE_ENV
 
 HELP = "POST /v1/memhq/add under load, compared with a one-INSERT Django view on the same gunicorn."
 ADD_PATH = "/v1/memhq/add"
-BASELINE_WSGI = "memhq.bench.wsgi:application"
+BASELINE_WSGI = "tooling.bench.wsgi:application"
 USER_PREFIX = "bench-user-"
 DEFAULT_CLIENTS = 32
 DEFAULT_SECONDS = 20.0
@@ -54,7 +54,7 @@ def add_arguments(parser: ArgumentParser) -> None:
     parser.add_argument("--url", help="a running MemHQ (default: start gunicorn like the Procfile)")
     parser.add_argument("--key", help="API key to use (default: a bench project, removed afterwards)")
     parser.add_argument(
-        "--baseline-url", help="a running memhq.bench.wsgi server with MEMHQ_BENCH_BASELINE=1"
+        "--baseline-url", help="a running tooling.bench.wsgi server with MEMHQ_BENCH_BASELINE=1"
     )
     parser.add_argument("--no-baseline", action="store_true", help="skip the baseline")
     parser.add_argument(
@@ -162,7 +162,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
 
 def plot_runs(path: Path, runs: dict[str, dict[str, Run]]) -> Path:
     """Latency CDFs and throughput over time of every run (MemHQ and the baseline, each mode)."""
-    from memhq.bench import plot  # matplotlib is a dev requirement: imported only when asked for
+    from tooling.bench import plot  # matplotlib is a dev requirement: imported only when asked for
 
     series = [
         Series(f"{server} {mode}", run.series.latencies_ns, run.series.done_s)
