@@ -58,6 +58,13 @@ def choose(scopes: list[str]) -> tuple[str, str]:
     return PRIMARY, "replica_behind"
 
 
+def _replica_failed(exc: DatabaseError) -> bool:
+    """The replica's connection failed (leave it out), rather than this query: a query cancelled by a
+    recovery conflict (SQLSTATE class 40) or any other query error only runs again on the primary."""
+    sqlstate = getattr(exc.__cause__, "sqlstate", None) or ""
+    return isinstance(exc, OperationalError | InterfaceError) and not sqlstate.startswith("40")
+
+
 def read(fn: Callable[[], T], scopes: list[str]) -> T:
     alias, reason = choose(scopes)
     token = _current.set(alias)
@@ -67,9 +74,9 @@ def read(fn: Callable[[], T], scopes: list[str]) -> T:
         except DatabaseError as exc:
             if alias == PRIMARY:
                 raise
-            if isinstance(exc, OperationalError | InterfaceError):  # the connection, not the query
+            if _replica_failed(exc):
                 POOL.mark_down(alias, f"a read failed: {type(exc).__name__}")
-            alias, reason = PRIMARY, "replica_failed"  # e.g. cancelled by a recovery conflict
+            alias, reason = PRIMARY, "replica_failed"
             _current.set(PRIMARY)
             result = fn()
         metrics.READS.labels("replica" if alias != PRIMARY else "primary", reason).inc()
