@@ -13,8 +13,9 @@ psycopg raises ``OperationalError`` and the request answers 503 with ``Retry-Aft
 the server is unknown, as after any timeout: a 503 ``/add`` may have been stored (a retry with its
 ``Idempotency-Key`` gets the same episode), but a 2xx is only ever sent after the commit.
 
-Cost: a lock, a dict entry and a condition notify per call (a few microseconds). Workers are not guarded:
-their calls are bounded by the phase's claim and retried by Celery.
+Cost: a lock, a dict entry and a heap push per call (a few microseconds); the thread is woken only when a
+call's deadline is the earliest pending, and drops the calls that finished when it wakes. Workers are not
+guarded: their calls are bounded by the phase's claim and retried by Celery.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ class Watchdog:
             number = next(self._numbers)
             self._calls[number] = (deadline, raw_connection)
             heapq.heappush(self._deadlines, (deadline, number))
-            self._lock.notify()
+            if self._deadlines[0][1] == number:  # the earliest now: wake the thread (else it wakes in time)
+                self._lock.notify()
         return number
 
     def finish(self, number: int) -> None:
