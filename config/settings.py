@@ -320,10 +320,10 @@ CELERY_TASK_QUEUES = queues.consumed(MEMHQ_QUEUES, llm_mode=MEMHQ_EXTRACTOR == "
 
 # Retrieval (DESIGN §5).
 # Long messages are indexed as passages (ingestion/passages.py); the first this many of each message are
-# embedded, the rest are found by full text only. Embedding is most of ingestion's CPU (MiniLM reads ~44
-# MFLOP per token): every passage of a long user↔assistant conversation costs ~3.3x the tokens of one
-# vector per message, 2 passages ~1.4x.
+# embedded, the rest found by full text only (all: ~3.3x the MiniLM tokens of one per message, 2: 1.4x).
 MEMHQ_PASSAGES_EMBEDDED = env_int("MEMHQ_PASSAGES_EMBEDDED", 2)
+# A second dense signal over messages and memories (memhq/ai/e5.py): ingest and recall CPU; off by default.
+MEMHQ_SECOND_EMBEDDER = env_choice("MEMHQ_SECOND_EMBEDDER", "off", ("off", "e5"))
 # Recall's ranking parameters (fusion weights, RRF k, boosts, neighbours, recency) are properties of the
 # method, not of a deployment: they live with their defaults and reasons in retrieval/config.py
 # (RetrievalConfig) and are tuned with `memhq_eval`, so none is an environment variable.

@@ -34,6 +34,7 @@ class RetrievalConfig:
             "unprocessed": 1.0,
             "summary": 0.3,
             "time": 1.5,
+            "message_vector_e5": 0.9,
         },
         "Each signal's vote weight. Raw messages and memory vectors carry most of the evidence; the time "
         "anchor is sharp when the query names a date; the entity anchor and summaries add context more than "

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import connections
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
+from memhq.ai import e5
 from memhq.replicas import routing
 from memhq.services.entities import normalize_name
 from retrieval import sizes
@@ -32,6 +33,7 @@ from retrieval.signals import (
     messages,
     neighbours,
     passages,
+    second_vector,
     sizes_cte,
     summaries,
     time,
@@ -48,6 +50,7 @@ MAX_QUERY_TERMS = 32
 
 
 def signal_sql() -> list[SignalSQL]:
+    second = [second_vector.build()] if e5.enabled() else []
     return [
         vector.build(),
         keyword.build(),
@@ -59,6 +62,7 @@ def signal_sql() -> list[SignalSQL]:
         passages.build_keyword(),
         summaries.build(),
         time.build(),
+        *second,
     ]
 
 
@@ -68,9 +72,9 @@ def signal_names() -> list[str]:
 
 
 QUERY_CTE = """q AS MATERIALIZED (
-    SELECT %s::vector AS v, to_tsquery('english', %s) AS tsq, %s::uuid AS project_id, %s::text AS user_id,
-           %s::timestamptz AS as_of, %s::bool AS history, %s::text AS qtext, %s::text[] AS qwords,
-           %s::text AS qraw, %s::text[] AS type_hints, %s::timestamptz[] AS time_starts,
+    SELECT %s::vector AS v, %s::vector AS v2, to_tsquery('english', %s) AS tsq, %s::uuid AS project_id,
+           %s::text AS user_id, %s::timestamptz AS as_of, %s::bool AS history, %s::text AS qtext,
+           %s::text[] AS qwords, %s::text AS qraw, %s::text[] AS type_hints, %s::timestamptz[] AS time_starts,
            %s::timestamptz[] AS time_ends, %s::text AS known_sizes)"""
 
 #: The statement's decision on each table (``retrieval.sizes`` remembers it), on every row.
@@ -120,6 +124,7 @@ class QueryContext:
     vector: np.ndarray
     as_of: datetime
     history: bool
+    second: np.ndarray | None = None  # the query's second-embedder vector (memhq.ai.e5), when it is on
 
 
 def tsquery_text(text: str) -> str:
@@ -158,7 +163,8 @@ def parameters(context: QueryContext, known: sizes.Sizes | None = None) -> list[
     """The values of the ``q`` CTE's placeholders, in order (``known``: the user's remembered sizes)."""
     starts, ends = time.windows(context.text, context.as_of)
     return [
-        "[" + ",".join(f"{value:.6f}" for value in context.vector) + "]",
+        vector_text(context.vector),
+        None if context.second is None else vector_text(context.second),
         tsquery_text(context.text),
         context.project_id,
         context.user_id,
@@ -172,6 +178,10 @@ def parameters(context: QueryContext, known: sizes.Sizes | None = None) -> list[
         ends,
         known.as_param() if known else sizes.UNKNOWN,
     ]
+
+
+def vector_text(vector: np.ndarray) -> str:
+    return "[" + ",".join(f"{value:.6f}" for value in vector) + "]"
 
 
 def run(context: QueryContext) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from datetime import datetime
 from django.db import DatabaseError
 from django.utils import timezone
 
+from memhq.ai import e5
 from memhq.ai.provider import get_embedder
 from memhq.models import Memory, MemoryStatus
 from memhq.ops import metrics
@@ -101,7 +102,8 @@ def fetch(
             people = people_named(project_id, user_id, query.name_ngrams(query_text))
             embedded = without_people(query_text, people)
         vector = get_embedder().embed_query(embedded)
-        context = query.QueryContext(project_id, user_id, query_text, vector, as_of, history)
+        second = e5.get_e5_embedder().embed_query(embedded) if e5.enabled() else None
+        context = query.QueryContext(project_id, user_id, query_text, vector, as_of, history, second)
         return query.run(context)
 
 

@@ -36,6 +36,7 @@ from ingestion.extractors.rules_candidates import (
 from ingestion.extractors.rules_clauses import Clause, split_clauses
 from ingestion.extractors.rules_filters import is_chatter, is_conditional, is_hypothetical, is_question
 from ingestion.extractors.rules_grammar import Fact
+from ingestion.extractors.rules_instructions import instruction, instruction_fact, states_beside
 from ingestion.extractors.rules_nlp import add_entities, parse_all
 from ingestion.extractors.rules_patterns import speaker_facts
 from ingestion.extractors.rules_patterns_other import other_facts, possessive_facts
@@ -97,7 +98,11 @@ def _clause_candidates(clause: Clause, ctx: MessageContext) -> list[CandidateOut
 def worth_reading(sent: Span, names: Sequence[str]) -> bool:
     """Can this sentence yield a candidate? Not a question, not chatter, not a condition, and it mentions the
     speaker (I/me/my/we/us/our...) or is a casual subjectless report ("Went hiking yesterday")."""
-    if is_question(sent) or is_chatter(sent.text, names) or is_conditional(sent):
+    if is_question(sent):
+        return False
+    if instruction(sent) is not None:  # "Always show me X when I ask about Y": a condition, but kept
+        return True
+    if is_chatter(sent.text, names) or is_conditional(sent):
         return False
     if any(t.lower_ in SPEAKER_WORDS and t.tag_ in ("PRP", "PRP$") for t in sent):
         return True
@@ -105,10 +110,22 @@ def worth_reading(sent: Span, names: Sequence[str]) -> bool:
     return first is not None and (first.tag_ == "VBD" or first.lower_ in ("been", "gon", "gonna"))
 
 
+def _instruction_candidate(sent: Span, ctx: MessageContext) -> CandidateOut | None:
+    found = instruction(sent)
+    if found is None:
+        return None
+    tokens, opener = found
+    fact = instruction_fact(ctx.renderer.render(tokens), opener)
+    span = (tokens[0].idx, tokens[-1].idx + len(tokens[-1]))
+    return build_candidate(ctx, fact, ctx.speakers.subject, tokens, span, clause=None, primary=True)
+
+
 def _sentence_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) -> list[CandidateOut]:
-    out: list[CandidateOut] = []
+    standing = _instruction_candidate(sent, ctx)
+    out: list[CandidateOut] = [standing] if standing is not None else []
     for clause in split_clauses(sent, names):
-        out += _clause_candidates(clause, ctx)
+        if standing is None or states_beside(clause):  # not the instruction itself, nor its condition
+            out += _clause_candidates(clause, ctx)
     for rel in relation_facts(sent):
         tokens = tuple(t for t in sent if rel.start_char <= t.idx < rel.end_char)
         span = (rel.start_char, rel.end_char)

@@ -7,6 +7,9 @@ tunable on one ingest. A long message is also cut into passages
 (``ingestion.passages``), each embedded on its own; the message's own vector is its first passage's (the
 embedder reads only a text's first 256 tokens anyway), so a long message costs no extra embedding.
 
+With ``MEMHQ_SECOND_EMBEDDER`` on, the user's messages (a long one as its first passage) also get the
+second embedder's vector (``memhq.ai.e5``), read from the same texts.
+
 Memories created by reconcile already carry the embedding of their claim (computed there to compare with
 existing memories), so only memories still missing one are embedded here. A memory is visible to recall
 from ``indexed_at`` on. Full-text vectors are generated columns and need nothing.
@@ -34,6 +37,7 @@ from django.utils import timezone
 from ingestion import passages as splitter
 from ingestion.filler import is_filler
 from ingestion.runner import PhaseOutcome
+from memhq.ai import e5
 from memhq.ai.provider import get_embedder
 from memhq.models import Episode, EpisodeMessage, Memory, Passage
 
@@ -111,7 +115,7 @@ def compute(episode: Episode) -> Embedded:
     names = tuple({m.name for m in messages if m.name})
     for message in messages:
         message.filler = is_filler(message.role, message.content, names)
-    searched = [(m, messages[i - 1] if i else None) for i, m in enumerate(messages)]
+    searched = searched_messages(messages)
     parts = [part for m, previous in searched for part in passages_of(m, previous)]
     whole = [(m, previous) for m, previous in searched if not m.passage_count]
     texts = [embedded_text(m, previous) for m, previous in whole]
@@ -132,14 +136,49 @@ def compute(episode: Episode) -> Embedded:
     for memory, vector in zip(missing, vectors[offset : offset + len(missing)], strict=True):
         memory.embedding = vector
     summary = vectors[-1] if episode.summary else None
-    return Embedded(
+    found = Embedded(
         messages=messages, memories=missing, summary=summary, passages=[passage for passage, _ in parts]
     )
+    if e5.enabled():
+        first = {passage.message_index: text for passage, text in embedded if passage.ordinal == 0}
+        second_vectors(searched, first)
+    return found
+
+
+Searched = list[tuple[EpisodeMessage, EpisodeMessage | None]]
+
+
+def searched_messages(messages: list[EpisodeMessage]) -> Searched:
+    """Each message of an episode (in order) with the one before it."""
+    return [(m, messages[i - 1] if i else None) for i, m in enumerate(messages)]
+
+
+def first_passages(searched: Searched) -> dict[int, str]:
+    """A long message's first passage as it is embedded, by message index (for rows stored earlier)."""
+    return {
+        passage.message_index: text
+        for m, previous in searched
+        for passage, text in passages_of(m, previous)[:1]
+        if text is not None
+    }
+
+
+def second_vectors(searched: Searched, first: dict[int, str]) -> int:
+    """The second embedder's vectors (``memhq.ai.e5``) of the user's messages (``e5.READS``), each read as
+    MiniLM reads it (a long message as its first passage: ``first``); returns how many."""
+    read = [
+        (m, first.get(m.index) or embedded_text(m, previous)) for m, previous in searched if e5.reads(m.role)
+    ]
+    vectors = e5.get_e5_embedder().embed([text for _, text in read])
+    for (message, _), vector in zip(read, vectors, strict=True):
+        message.embedding_e5 = vector
+    return len(read)
 
 
 def store(episode: Episode, data: Embedded) -> PhaseOutcome:
     now = timezone.now()
-    EpisodeMessage.objects.bulk_update(data.messages, ["embedding", "passage_count", "filler"])
+    second = ["embedding_e5"] if e5.enabled() else []
+    EpisodeMessage.objects.bulk_update(data.messages, ["embedding", "passage_count", "filler", *second])
     Passage.objects.filter(episode=episode).delete()  # a retried phase writes them again, once
     Passage.objects.bulk_create(data.passages)
     Memory.objects.bulk_update(data.memories, ["embedding"])

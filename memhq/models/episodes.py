@@ -131,6 +131,8 @@ class EpisodeMessage(models.Model):
     document_date = models.DateTimeField(null=True, blank=True)
     time_mentions = models.JSONField(default=list, blank=True)
     embedding = VectorField(dimensions=EMBEDDING_DIM, null=True, blank=True)
+    #: The second embedder's vector (``memhq.ai.e5``), when ``MEMHQ_SECOND_EMBEDDER`` is on.
+    embedding_e5 = VectorField(dimensions=EMBEDDING_DIM, null=True, blank=True)
     #: How many passages the index phase cut the message into (0: short, searched and shown whole; else
     #: recall searches its passages instead of it).
     passage_count = models.PositiveSmallIntegerField(default=0, db_default=0)
@@ -150,6 +152,13 @@ class EpisodeMessage(models.Model):
             HnswIndex(
                 name="message_embedding_hnsw",
                 fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            HnswIndex(
+                name="message_embedding_e5_hnsw",
+                fields=["embedding_e5"],
                 m=16,
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],

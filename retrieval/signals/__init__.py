@@ -2,7 +2,7 @@
 (``signal``, ``rank`` and ``HIT_COLUMNS``), reading the query context from the CTEs that ``retrieval.query``
 puts first:
 
-    q(v vector, tsq tsquery, project_id uuid, user_id text, as_of timestamptz, history bool,
+    q(v vector, v2 vector, tsq tsquery, project_id uuid, user_id text, as_of timestamptz, history bool,
       qtext text, qwords text[], type_hints text[], time_starts timestamptz[], time_ends timestamptz[],
       known_sizes text)
     terms(lexeme text, tsq tsquery, msg_idf float8, mem_idf float8, ...),
@@ -104,27 +104,30 @@ def _owned_by_user_unindexed(alias: str) -> str:
     )
 
 
-def nearest(*, table: str, alias: str, where: str, exact: str, limit: int) -> str:
+def nearest(
+    *, table: str, alias: str, where: str, exact: str, limit: int, column: str = "embedding", query: str = "v"
+) -> str:
     """The ``limit`` rows of ``table`` (``alias``) passing ``where`` nearest to the query vector, as
     ``(id, distance)`` (not ordered). ``exact`` names the ``sizes`` column that picks the way: the exact
     branch computes every distance (``OFFSET 0`` keeps the planner from answering its ORDER BY with the
     HNSW index), the other walks the HNSW index with iterative scans. The branch not taken is skipped by a
     one-time filter, so it costs nothing. ``where`` must start from :func:`owned_by_user`: the index walk
-    tests it in a form no other index can serve."""
+    tests it in a form no other index can serve. ``column`` is the vector searched, ``query`` the ``q``
+    column it is compared with (the second embedder's: ``embedding_e5`` and ``v2``)."""
     owner = owned_by_user(alias)
     if owner not in where:
         raise ValueError(f"a kNN filter must contain {owner!r}")
     walked = where.replace(owner, _owned_by_user_unindexed(alias))
-    distance = f"{alias}.embedding <=> (SELECT v FROM q)"
+    distance = f"{alias}.{column} <=> (SELECT {query} FROM q)"
     return f"""
         (SELECT id, distance FROM (
             SELECT {alias}.id, {distance} AS distance FROM {table}
-            WHERE {where} AND {alias}.embedding IS NOT NULL OFFSET 0) AS scanned
+            WHERE {where} AND {alias}.{column} IS NOT NULL OFFSET 0) AS scanned
          WHERE (SELECT {exact} FROM sizes)
          ORDER BY distance LIMIT {limit})
         UNION ALL
         (SELECT {alias}.id, {distance} AS distance FROM {table}
-         WHERE NOT (SELECT {exact} FROM sizes) AND {walked} AND {alias}.embedding IS NOT NULL
+         WHERE NOT (SELECT {exact} FROM sizes) AND {walked} AND {alias}.{column} IS NOT NULL
          ORDER BY {distance} LIMIT {limit})"""
 
 

@@ -22,7 +22,7 @@ NAME = "neighbour"
 OFFSETS: Final = (1, 2, -1, -2)
 #: How many top hits of each signal seed neighbours.
 SEEDS_PER_SIGNAL: Final = 5
-MESSAGE_SIGNALS: Final = ("message_vector", "message_keyword", "time")
+MESSAGE_SIGNALS: Final = ("message_vector", "message_keyword", "time", "message_vector_e5")
 PASSAGE_SIGNALS: Final = ("passage_vector", "passage_keyword")
 MEMORY_SIGNALS: Final = ("vector", "keyword")
 

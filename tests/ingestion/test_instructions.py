@@ -1,0 +1,85 @@
+"""Standing instructions to the assistant (``ingestion.extractors.rules_instructions``): "Always …",
+"Never …", "From now on, …" become one preference memory in the user's words; the instruction's
+condition ("when I ask about …") is not a fact about the user; look-alikes are not instructions."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from ingestion.pipeline import run_inline
+from memhq.models import Memory, Project
+from tests.ingestion.helpers import make_episode
+from tests.ingestion.rules_support import say
+
+ASSISTANT = ("assistant", "Sure, I will.")
+
+
+def claims(text: str) -> list[str]:
+    return [c.claim for c in say(("user", text), ASSISTANT).candidates]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Always give me a code example when I ask about async error handling.",
+            "User wants the assistant to always give User a code example when User asks about async error "
+            "handling.",
+        ),
+        (
+            "Never use emojis in your replies.",
+            "User wants the assistant to never use emojis in the assistant's replies.",
+        ),
+        (
+            "Please always answer in metric units!",
+            "User wants the assistant to always answer in metric units.",
+        ),
+        (
+            "From now on, write your answers in Portuguese.",
+            "User wants the assistant to write the assistant's answers in Portuguese from now on.",
+        ),
+        ("Going forward, keep it brief.", "User wants the assistant to keep it brief going forward."),
+    ],
+)
+def test_an_instruction_is_one_preference_in_the_users_words(text: str, expected: str) -> None:
+    found = say(("user", text), ASSISTANT).candidates
+    assert [(c.claim, c.kind, c.predicate) for c in found] == [
+        (expected, "preference", "instructs_assistant")
+    ]
+
+
+def test_a_statement_beside_the_instruction_is_kept() -> None:
+    assert claims("Always remember that my sister lives in Porto.") == [
+        "User wants the assistant to always remember that User's sister lives in Porto.",
+        "User's sister lives in Porto.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I always run my tests before I push.",  # a habit of the user's, said of themselves
+        "Never mind, I found the bug myself.",  # an idiom
+        "Always?",  # a question
+        "It never rains here in July.",
+    ],
+)
+def test_look_alikes_are_not_instructions(text: str) -> None:
+    assert not any("wants the assistant" in claim for claim in claims(text))
+
+
+def test_the_instruction_is_recalled_for_a_later_question_on_its_topic(
+    project: Project, api: APIClient
+) -> None:
+    turns = [
+        {"role": "user", "content": "Always include a latency chart when I ask about profiling results."},
+        {"role": "assistant", "content": "Understood."},
+    ]
+    run_inline(make_episode(project, turns, "alice", timestamp="2026-01-05T09:00:00Z").pk)
+    assert Memory.objects.filter(predicate="instructs_assistant", kind="preference").count() == 1
+    response = api.post(
+        "/v1/memhq/recall", {"user_id": "alice", "query": "Here are my profiling results"}, "json"
+    )
+    assert response.status_code == 200
+    assert "latency chart" in response.json()["items"][0]["text"]
