@@ -36,7 +36,7 @@ from ingestion.extractors.rules_candidates import (
 from ingestion.extractors.rules_clauses import Clause, split_clauses
 from ingestion.extractors.rules_filters import is_chatter, is_conditional, is_hypothetical, is_question
 from ingestion.extractors.rules_grammar import Fact
-from ingestion.extractors.rules_instructions import instruction, instruction_fact, states_beside
+from ingestion.extractors.rules_instructions import condition_of, instruction, instruction_fact, states_beside
 from ingestion.extractors.rules_nlp import add_entities, parse_all
 from ingestion.extractors.rules_patterns import speaker_facts
 from ingestion.extractors.rules_patterns_other import other_facts, possessive_facts
@@ -115,7 +115,9 @@ def _instruction_candidate(sent: Span, ctx: MessageContext) -> CandidateOut | No
     if found is None:
         return None
     tokens, opener = found
-    fact = instruction_fact(ctx.renderer.render(tokens), opener)
+    condition = condition_of(tokens)
+    main = tuple(t for t in tokens if t not in condition)
+    fact = instruction_fact(ctx.renderer.render(main), ctx.renderer.render(condition), opener)
     span = (tokens[0].idx, tokens[-1].idx + len(tokens[-1]))
     return build_candidate(ctx, fact, ctx.speakers.subject, tokens, span, clause=None, primary=True)
 

@@ -77,13 +77,32 @@ def instruction(sent: Span) -> tuple[tuple[Token, ...], str] | None:
     return body, " ".join(opener or ())
 
 
-def instruction_fact(text: str, opener: str) -> Fact:
-    """The preference fact of an instruction whose rendered (third-person) text is ``text``."""
-    body = text.rstrip(" .!")
+def condition_of(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
+    """The tokens of the instruction's condition ("when I ask about X"), or () when it has none."""
+    inside = {t.i for t in tokens}
+    for verb in tokens:
+        marker = next(
+            (c for c in verb.children if c.dep_ in ("mark", "advmod") and c.lower_ in CONDITIONS), None
+        )
+        if verb.dep_ == "advcl" and marker is not None:
+            return tuple(t for t in verb.subtree if t.i in inside and not t.is_punct)
+    return ()
+
+
+def instruction_fact(text: str, condition: str, opener: str) -> Fact:
+    """The preference fact of an instruction: its rendered (third-person) text without the condition, and
+    the rendered condition, said first ("When User asks about X, User wants the assistant to …"): a later
+    question is about the condition's topic, so the claim starts with it."""
+    body = text.rstrip(" .!,")
     body = body[:1].lower() + body[1:]
     if opener:
         body = f"{body} {opener}"
-    return Fact(predicate=PREDICATE, kind="preference", object_text=body, template=TEMPLATE)
+    template = TEMPLATE
+    if condition:
+        template = (
+            condition[:1].upper() + condition[1:].replace("{", "{{").replace("}", "}}") + ", " + TEMPLATE
+        )
+    return Fact(predicate=PREDICATE, kind="preference", object_text=body, template=template)
 
 
 def states_beside(clause: Clause) -> bool:

@@ -136,13 +136,12 @@ def compute(episode: Episode) -> Embedded:
     for memory, vector in zip(missing, vectors[offset : offset + len(missing)], strict=True):
         memory.embedding = vector
     summary = vectors[-1] if episode.summary else None
-    found = Embedded(
-        messages=messages, memories=missing, summary=summary, passages=[passage for passage, _ in parts]
-    )
     if e5.enabled():
         first = {passage.message_index: text for passage, text in embedded if passage.ordinal == 0}
         second_vectors(searched, first)
-    return found
+    return Embedded(
+        messages=messages, memories=missing, summary=summary, passages=[passage for passage, _ in parts]
+    )
 
 
 Searched = list[tuple[EpisodeMessage, EpisodeMessage | None]]

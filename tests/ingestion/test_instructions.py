@@ -24,8 +24,8 @@ def claims(text: str) -> list[str]:
     [
         (
             "Always give me a code example when I ask about async error handling.",
-            "User wants the assistant to always give User a code example when User asks about async error "
-            "handling.",
+            "When User asks about async error handling, User wants the assistant to always give User a code "
+            "example.",
         ),
         (
             "Never use emojis in your replies.",
