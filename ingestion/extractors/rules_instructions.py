@@ -1,7 +1,8 @@
-"""Standing instructions to the assistant: "Always give me a code example when I ask about async errors",
+"""Standing instructions to the assistant: "Always give me a shell one-liner when I ask about log rotation",
 "Never use emojis in your replies", "From now on, answer in Spanish". They are what a user states once and
-relies on weeks later, so each becomes one preference memory in the user's words, third person
-("User wants the assistant to always give User a code example when User asks about async errors.").
+relies on weeks later, so each becomes one preference memory in the user's words, third person, its
+condition first ("When User asks about log rotation, User wants the assistant to always give User a shell
+one-liner.").
 
 Recognised by form, not topic: an imperative (a base-form verb) after "always" or "never", or after an
 opener that makes it standing ("from now on", "going forward", "in future"), optionally after "please".

@@ -23,9 +23,9 @@ def claims(text: str) -> list[str]:
     ("text", "expected"),
     [
         (
-            "Always give me a code example when I ask about async error handling.",
-            "When User asks about async error handling, User wants the assistant to always give User a code "
-            "example.",
+            "Always give me a shell one-liner when I ask about log rotation.",
+            "When User asks about log rotation, User wants the assistant to always give User a shell "
+            "one-liner.",
         ),
         (
             "Never use emojis in your replies.",
@@ -73,13 +73,15 @@ def test_the_instruction_is_recalled_for_a_later_question_on_its_topic(
     project: Project, api: APIClient
 ) -> None:
     turns = [
-        {"role": "user", "content": "Always include a latency chart when I ask about profiling results."},
+        {"role": "user", "content": "Always add a cost estimate when I ask about cloud instances."},
         {"role": "assistant", "content": "Understood."},
     ]
     run_inline(make_episode(project, turns, "alice", timestamp="2026-01-05T09:00:00Z").pk)
     assert Memory.objects.filter(predicate="instructs_assistant", kind="preference").count() == 1
     response = api.post(
-        "/v1/memhq/recall", {"user_id": "alice", "query": "Here are my profiling results"}, "json"
+        "/v1/memhq/recall",
+        {"user_id": "alice", "query": "Which cloud instances fit a small web app?"},
+        "json",
     )
     assert response.status_code == 200
-    assert "latency chart" in response.json()["items"][0]["text"]
+    assert "cost estimate" in response.json()["items"][0]["text"]
