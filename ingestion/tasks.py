@@ -7,7 +7,6 @@ from typing import Any
 
 from celery import Task
 from celery.exceptions import Ignore
-from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
@@ -20,12 +19,12 @@ from ingestion.runner import Claim, fail_episode, run_phase
 from memhq.ai.errors import TransientAIError
 from memhq.models import EpisodeErrorKind, EpisodePhase
 from memhq.ops import metrics
+from memhq.ops.backoff import retry_countdown
 
 logger = logging.getLogger(__name__)
 
 #: Worth retrying with backoff; anything else fails the episode at once.
 TRANSIENT_ERRORS = (TransientAIError, OperationalError, InterfaceError, ConnectionError, TimeoutError)
-RETRY_BACKOFF_FACTOR_S = 2
 
 
 class PhaseTask(Task):
@@ -53,9 +52,7 @@ def execute(task: Task, episode_id: str, phase: EpisodePhase) -> None:
             reason = f"{type(exc).__name__}: {exc} (gave up after {retries} retries)"
             fail_episode(episode_id, phase, reason, kind=EpisodeErrorKind.TRANSIENT)
             raise Ignore() from exc
-        countdown = get_exponential_backoff_interval(
-            RETRY_BACKOFF_FACTOR_S, retries, settings.MEMHQ_TASK_RETRY_BACKOFF_MAX_S, full_jitter=True
-        )
+        countdown = retry_countdown(retries)
         logger.warning("episode %s phase %s: %s; retry in %ss", episode_id, phase.label, exc, countdown)
         metrics.PHASE_RETRIES.labels(phase.label.lower()).inc()
         raise task.retry(exc=exc, countdown=countdown, max_retries=settings.MEMHQ_TASK_MAX_RETRIES) from exc

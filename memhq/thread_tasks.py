@@ -8,18 +8,17 @@ from __future__ import annotations
 import logging
 
 from celery import Task
-from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from config.celery import app
 from memhq.ai.errors import TransientAIError
+from memhq.ops.backoff import retry_countdown
 from memhq.threads import compaction, sweep
 
 logger = logging.getLogger(__name__)
 
 TRANSIENT_ERRORS = (TransientAIError, OperationalError, InterfaceError, ConnectionError, TimeoutError)
-RETRY_BACKOFF_FACTOR_S = 2
 
 
 class ThreadTask(Task):
@@ -38,9 +37,7 @@ def compact(self: Task, thread_id: str) -> str:
     except TRANSIENT_ERRORS as exc:
         if final:
             raise
-        countdown = get_exponential_backoff_interval(
-            RETRY_BACKOFF_FACTOR_S, retries, settings.MEMHQ_TASK_RETRY_BACKOFF_MAX_S, full_jitter=True
-        )
+        countdown = retry_countdown(retries)
         logger.warning("compaction of thread %s: %s; retry in %ss", thread_id, exc, countdown)
         raise self.retry(exc=exc, countdown=countdown, max_retries=settings.MEMHQ_TASK_MAX_RETRIES) from exc
 
