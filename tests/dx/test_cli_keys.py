@@ -105,3 +105,39 @@ def test_banner_says_when_the_web_process_does_not_answer(
     out = capsys.readouterr().out
     assert "MemHQ is NOT answering yet: http://127.0.0.1:1" in out
     assert "none saved here" in out
+
+
+@pytest.fixture
+def front_before_a_web_not_up() -> Iterator[int]:
+    """Answers /healthz as config/Caddyfile does while gunicorn is not up: 503, marked as the front's."""
+
+    class Front(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(503)
+            self.send_header("MemHQ-Error-Source", "front")
+            self.end_headers()
+            self.wfile.write(b'{"error": {"code": "unavailable", "message": "...", "fields": {}}}')
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Front)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1]
+    server.shutdown()
+
+
+def test_banner_waits_while_the_front_answers_for_a_web_process_not_up_yet(
+    front_before_a_web_not_up: int,
+    tmp_path: Path,
+    settings: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    settings.BASE_DIR = tmp_path
+    monkeypatch.setenv("MEMHQ_BIND", f"127.0.0.1:{front_before_a_web_not_up}")
+    call_command("memhq_bootstrap", "--banner", "--wait", "1")
+    assert (
+        f"MemHQ is NOT answering yet: http://127.0.0.1:{front_before_a_web_not_up}" in capsys.readouterr().out
+    )

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_procfile_parses_into_its_processes() -> None:
     parsed = parse_procfile((ROOT / "Procfile").read_text())
-    assert {"web", "worker", "beat", "relay"} <= set(parsed)
+    assert {"front", "web", "worker", "beat", "relay"} <= set(parsed)
 
 
 def test_a_killed_process_is_restarted_and_the_others_keep_running(tmp_path: Path) -> None:

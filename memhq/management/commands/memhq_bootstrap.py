@@ -6,8 +6,8 @@ The demo project's key and the admin password are generated once and kept in ./v
 directory, like the embedded database), so every `make run` can print them again.
 
 ``--banner`` (run by `make run` in the background beside the processes) waits until the web process answers
-on MEMHQ_BIND and prints where MemHQ is, the key and the password, after the start-up logs, so they do not
-scroll away.
+on MEMHQ_BIND (through the front, config/Caddyfile) and prints where MemHQ is, the key and the password,
+after the start-up logs, so they do not scroll away.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ from memhq.services.tenancy import project_create
 
 DEMO_PROJECT = "demo"
 ADMIN_USERNAME = "admin"
-DEFAULT_BIND = "127.0.0.1:8000"  # the Procfile's default for MEMHQ_BIND
+DEFAULT_BIND = "127.0.0.1:8000"  # the Procfile's default for MEMHQ_BIND (config/front.py)
+FRONT_ERROR_HEADER = "MemHQ-Error-Source"  # set by the front (config/Caddyfile) on what it answers itself
 BANNER_WAIT_S = 120.0
 WILDCARD_HOSTS = {"", "0.0.0.0", "::", "[::]"}
 
@@ -54,7 +55,7 @@ def check_vector_extension() -> None:
 @dataclass(frozen=True)
 class Address:
     url: str  # where a client on this machine reaches the web process
-    listening: str  # what gunicorn binds, in words
+    listening: str  # what the front (config/front.py) listens on, in words
 
 
 def parse_bind(bind: str) -> Address:
@@ -75,8 +76,10 @@ def wait_for_web(url: str, deadline_s: float) -> bool:
         try:
             with urllib.request.urlopen(f"{url}/healthz", timeout=2):
                 return True
-        except urllib.error.HTTPError:
-            return True  # it answers (an unhealthy answer is still an answer; /healthz says why)
+        except urllib.error.HTTPError as error:
+            if error.headers.get(FRONT_ERROR_HEADER) != "front":
+                return True  # the app answers (an unhealthy answer is still an answer; /healthz says why)
+            time.sleep(0.25)  # the front answers for gunicorn, which is not up yet
         except OSError:
             time.sleep(0.25)
     return False
