@@ -25,9 +25,12 @@ test: $(STAMP)
 	@.ci/ensure-browser
 	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-test.XXXXXX)" --ephemeral -- $(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# The fault suite alone (docs/reliability.md): real workers, relay and a private Redis killed and restarted.
+# The fault suite alone, full size (docs/reliability.md): real workers, relay, gunicorn and its front, a private
+# Redis and a private PostgreSQL killed, stopped, frozen and restarted; the webhook receiver scenarios. make test
+# runs the same tests smaller (7 kill trials, a 5 s database outage).
+FAULT_ENV ?= MEMHQ_FAULT_TRIALS=105 MEMHQ_FAULT_DB_OUTAGE_S=30 MEMHQ_FAULT_SLOW_CLIENTS=200
 faults: $(STAMP)
-	$(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-faults.XXXXXX)" --ephemeral -- $(BIN)/python -m pytest tests/faults -q -s $(PYTEST_ARGS)
+	$(FAULT_ENV) $(DEVSERVERS) --data "$$(mktemp -d /tmp/memhq-faults.XXXXXX)" --ephemeral -- $(BIN)/python -m pytest tests/faults tests/webhooks -m fault -q -s $(PYTEST_ARGS)
 
 # Benchmarks against embedded servers in a throwaway directory: make bench ARGS="add --clients 32 --seconds 20"
 bench: $(STAMP)

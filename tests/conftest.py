@@ -13,6 +13,8 @@ from memhq.models import Project
 from memhq.services.tenancy import project_create
 from tests.support.worker import celery_process, relay_process, worker_args, worker_env
 
+pytest_plugins = ["tests.support.fault_table"]  # the fault suite's table (make faults, make test)
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Pages render {% static %} through the manifest: collect once per session (xdist: in the controller)."""

@@ -58,6 +58,7 @@ def test_a_2xx_is_delivered_with_standard_webhooks_headers_and_the_envelope(
     assert envelope["timestamp"] == delivery.event.created_at.isoformat()
 
 
+@pytest.mark.fault
 @pytest.mark.parametrize("code", [500, 502, 503, 429])
 def test_429_and_5xx_are_retried_with_the_same_webhook_id(
     fast_retries: None, project: Project, receiver: Receiver, hook: Any, code: int
@@ -86,6 +87,7 @@ def test_a_failed_attempt_waits_for_the_next_step_of_the_schedule(
     assert len(receiver.requests) == 1
 
 
+@pytest.mark.fault
 def test_retry_after_in_seconds_is_honoured(
     settings: Any, project: Project, receiver: Receiver, hook: Any
 ) -> None:
@@ -97,6 +99,7 @@ def test_retry_after_in_seconds_is_honoured(
     assert 599 <= wait <= 602
 
 
+@pytest.mark.fault
 def test_retry_after_as_an_http_date_is_honoured_and_capped(
     settings: Any, project: Project, receiver: Receiver, hook: Any
 ) -> None:
@@ -159,6 +162,7 @@ def test_410_fails_the_delivery_and_disables_the_endpoint(
     assert not WebhookDelivery.objects.filter(event=later).exists()  # a disabled endpoint gets no new ones
 
 
+@pytest.mark.fault
 def test_a_timeout_is_retried(
     fast_retries: None, settings: Any, project: Project, receiver: Receiver, hook: Any
 ) -> None:
@@ -172,6 +176,7 @@ def test_a_timeout_is_retried(
     assert attempt(delivery).status == DeliveryStatus.DELIVERED
 
 
+@pytest.mark.fault
 def test_a_refused_connection_is_retried(
     fast_retries: None, project: Project, receiver: Receiver, hook: Any
 ) -> None:
@@ -181,6 +186,7 @@ def test_a_refused_connection_is_retried(
     assert delivery.last_error.startswith("connection error: ConnectError")
 
 
+@pytest.mark.fault
 def test_after_the_schedule_the_delivery_is_dead_and_a_replay_delivers_the_same_event(
     fast_retries: None, project: Project, receiver: Receiver, hook: Any
 ) -> None:

@@ -8,6 +8,7 @@ from collections import Counter
 from datetime import timedelta
 from typing import Any
 
+import pytest
 from django.utils import timezone
 
 from memhq.models import DeliveryStatus, Project, WebhookDelivery
@@ -15,6 +16,8 @@ from memhq.services.webhooks import event_emit
 from memhq.webhooks.dispatch import sweep
 from tests.webhooks.conftest import make_endpoint
 from tests.webhooks.receiver import Receiver
+
+pytestmark = pytest.mark.fault  # listed in the fault suite's table
 
 EVENTS = 5
 SWEEP_ROUNDS = 20
