@@ -347,6 +347,10 @@ _GRAMMAR: tuple[tuple[frozenset[str], re.Pattern[str], Resolver], ...] = tuple(
 )
 
 
+#: "every Friday", "each spring": a habit, not a date (resolving it stored "deploys every on 27 February").
+_RECURRING = re.compile(r"\b(?:every|each)(?:\s+other)?\s+$", re.IGNORECASE)
+
+
 def find_time_mentions(text: str, document_date: datetime) -> list[TimeMention]:
     """Time expressions in ``text`` resolved against the aware ``document_date``, in text order, never
     overlapping (of overlapping candidates the longest wins, then the earliest)."""
@@ -362,7 +366,7 @@ def find_time_mentions(text: str, document_date: datetime) -> list[TimeMention]:
         for needs, pattern, resolve in _GRAMMAR
         if needs <= cues
         for match in pattern.finditer(text)
-        if (bucket := resolve(match, ctx)) is not None
+        if not _RECURRING.search(text, 0, match.start("m")) and (bucket := resolve(match, ctx)) is not None
     ]
     taken: list[tuple[int, int, Bucket]] = []
     for start, end, bucket in sorted(found, key=lambda f: (f[0] - f[1], f[0])):

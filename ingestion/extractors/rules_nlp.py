@@ -14,6 +14,7 @@ English pipeline costs ~48 ms per episode, half of it NER (which has its own tok
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable, Sequence
 from typing import Final, cast
 
@@ -50,13 +51,24 @@ def get_nlp() -> Language:
     return nlp
 
 
+#: A fenced code block (Markdown), or an opening fence the cut at MAX_PARSED_CHARS left unclosed.
+_FENCED: Final = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+
+
+def _blank(match: re.Match[str]) -> str:
+    return "\n" * len(match.group())
+
+
 def normalise_text(content: str) -> str:
-    """Content prepared for parsing: typographic quotes made plain, cut at :data:`MAX_PARSED_CHARS`.
+    """Content prepared for parsing: typographic quotes made plain, fenced code blocks blanked (code is not
+    a statement about the user: parsed as prose it ran into the sentences around it and became "memories"
+    such as "Here's User's code: ```python import ..."; the message and its passages keep the code for
+    recall), cut at :data:`MAX_PARSED_CHARS`.
 
     Every replacement keeps the length, so character offsets in the returned text are offsets into the
-    original message content.
+    original message content. A blanked block is newlines, which also end the sentence before it.
     """
-    return content[:MAX_PARSED_CHARS].translate(_TYPOGRAPHIC)
+    return _FENCED.sub(_blank, content[:MAX_PARSED_CHARS].translate(_TYPOGRAPHIC))
 
 
 def parse_all(texts: Iterable[str]) -> list[Doc]:

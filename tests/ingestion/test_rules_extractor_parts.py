@@ -256,3 +256,25 @@ def test_favorite_predicates_and_object_types() -> None:
     assert object_entity_type("favorite_food") == "concept"
     assert object_entity_type("lives_in") == "location"
     assert object_entity_type("paint") is None
+
+
+# -- pasted code -------------------------------------------------------------------------------------------
+
+
+def test_fenced_code_is_not_read_as_a_statement_and_the_sentences_around_it_still_are() -> None:
+    text = (
+        "I'm building a billing service in Go. Here's my handler:\n```go\nfunc Pay(w http.ResponseWriter) {\n"
+        '  fmt.Println("paid") }\n```\nI want to make sure I handle retries correctly.'
+    )
+    claims = [c.claim for c in say(("user", text)).candidates]
+    assert "User is building a billing service in Go." in claims
+    assert "User wants to make sure User handles retries correctly." in claims
+    assert not any("Println" in claim or "```" in claim for claim in claims), claims
+
+
+def test_an_unclosed_fence_blanks_the_rest_and_offsets_stay_those_of_the_content() -> None:
+    text = "I live in Lisbon.\n```python\nimport os  # I live in a paste that goes on past the cut"
+    result = say(("user", text))
+    assert [c.claim for c in result.candidates] == ["User lives in Lisbon."]
+    found = result.candidates[0]
+    assert text[found.span_start : found.span_end].startswith("I live in Lisbon")

@@ -198,3 +198,18 @@ def test_format_when_renders_each_granularity(
 
 def test_format_when_of_a_found_mention() -> None:
     assert format_when(only("I moved to Lisbon last month and started a new job.")) == "in April 2023"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I deploy every Friday evening.", "Each spring we repaint the fence.", "Every other Sunday I run."],
+)
+def test_a_recurring_expression_is_a_habit_not_a_date(text: str) -> None:
+    assert find_time_mentions(text, datetime(2026, 3, 2, tzinfo=UTC)) == []
+
+
+def test_a_date_beside_a_recurring_one_is_still_resolved() -> None:
+    found = find_time_mentions(
+        "We meet each Monday, and on Friday I fly out.", datetime(2026, 3, 2, tzinfo=UTC)
+    )
+    assert [(m.text, m.start.date()) for m in found] == [("on Friday", date(2026, 2, 27))]
