@@ -86,6 +86,14 @@ def holder_is_dead(host: str, pid: int | None, started: int | None) -> bool:
     return False
 
 
+def is_own_stale_claim(host: str, pid: int | None, started: int | None, episode_id: str, phase: int) -> bool:
+    """The claim names this very process, which is not running that phase: an earlier attempt here failed
+    and could not give the claim back (the database was away when it tried), so nobody holds it. Without
+    this the retry found its own claim "busy" and the episode waited for the lease and the sweep."""
+    me = current_holder()
+    return (host, pid, started) == (me.host, me.pid, me.started) and not leases.holds(episode_id, phase)
+
+
 def lease_expiry() -> ExpressionWrapper:
     """``now() + lease`` in database time (one clock for every host)."""
     return ExpressionWrapper(
@@ -132,6 +140,11 @@ class LeaseKeeper:
     def release(self, episode_id: str, phase: int, token: datetime) -> None:
         with self._lock:
             self._claims.pop((episode_id, phase, token), None)
+
+    def holds(self, episode_id: str, phase: int) -> bool:
+        """Is a phase of this process (any thread) running ``phase`` of the episode now?"""
+        with self._lock:
+            return any(key[:2] == (episode_id, phase) for key in self._claims)
 
     def _run(self) -> None:
         while True:

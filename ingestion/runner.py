@@ -19,7 +19,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from ingestion.claims import CLEARED, holder_fields, holder_is_dead, leases
+from ingestion.claims import CLEARED, holder_fields, holder_is_dead, is_own_stale_claim, leases
 from memhq.models import Episode, EpisodeErrorKind, EpisodePhase, EpisodeStatus
 from memhq.ops import metrics
 from memhq.replicas import freshness
@@ -116,10 +116,11 @@ def claim_phase(episode_id: str, phase: int) -> tuple[str, datetime | None]:
         return Claim.GONE, None
     if row["phase_done"] >= phase:
         return Claim.DONE, None
-    if row["phase_running"] == phase and holder_is_dead(
-        row["claim_host"], row["claim_pid"], row["claim_pid_start"]
+    holder = (row["claim_host"], row["claim_pid"], row["claim_pid_start"])
+    if row["phase_running"] == phase and (
+        holder_is_dead(*holder) or is_own_stale_claim(*holder, episode_id, phase)
     ):
-        # Exactly the dead holder's claim: if anyone else took it over meanwhile, this update finds nothing.
+        # Exactly that holder's claim: if anyone else took it over meanwhile, this update finds nothing.
         taken = phase_open.filter(
             phase_running=phase,
             progressed_at=row["progressed_at"],
@@ -128,7 +129,7 @@ def claim_phase(episode_id: str, phase: int) -> tuple[str, datetime | None]:
         ).update(**claim)
         if taken:
             logger.warning(
-                "episode %s phase %s: took over the claim of dead process %s on %s",
+                "episode %s phase %s: took over the stale claim of process %s on %s",
                 episode_id,
                 phase,
                 row["claim_pid"],

@@ -110,6 +110,21 @@ def _guard(connection: Any, timeout_s: float) -> Callable[..., Any]:
     return wrapper
 
 
+def _checked(connection: Any, timeout_s: float) -> None:
+    """Django's health check of a persistent connection (``CONN_HEALTH_CHECKS``), run now under the same
+    deadline: Django runs its ``SELECT 1`` on the raw connection, outside every ``execute_wrapper``, so on a
+    frozen server the first request of each reused connection hung until the server came back (30 s in
+    tests/faults/test_database_under_load.py). A cut check closes the connection; the request then opens a
+    new one within ``connect_timeout`` or answers 503."""
+    if connection.connection is None or connection.health_check_done or not connection.health_check_enabled:
+        return
+    number = WATCHDOG.start(connection.connection, timeout_s)
+    try:
+        connection.close_if_health_check_failed()
+    finally:
+        WATCHDOG.finish(number)
+
+
 class QueryWatchdogMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -118,6 +133,8 @@ class QueryWatchdogMiddleware:
         timeout_s = settings.MEMHQ_REQUEST_QUERY_TIMEOUT_S
         if timeout_s <= 0:
             return self.get_response(request)
+        for connection in connections.all(initialized_only=True):
+            _checked(connection, timeout_s)
         with ExitStack() as stack:
             for connection in connections.all(initialized_only=False):
                 stack.enter_context(connection.execute_wrapper(_guard(connection, timeout_s)))

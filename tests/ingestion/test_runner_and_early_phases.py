@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
 
 from django.utils import timezone
 
+from ingestion.claims import leases, process_start
 from ingestion.phases import anchor_dates, persist
 from ingestion.runner import Claim, _run_claimed, claim_phase, release_phase, run_phase
 from memhq.models import Episode, EpisodeMessage, EpisodePhase, Project
@@ -57,7 +59,29 @@ def test_a_phase_cannot_run_before_the_previous_one(project: Project) -> None:
 def test_a_fresh_claim_held_by_another_worker_is_respected(project: Project) -> None:
     episode = make_episode(project, MESSAGES)
     assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.CLAIMED
+    other = os.getppid()  # a live process of this host that is not this one: another worker
+    Episode.objects.filter(pk=episode.pk).update(claim_pid=other, claim_pid_start=process_start(other))
     assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.BUSY
+
+
+def test_a_claim_this_process_holds_while_running_the_phase_is_respected(project: Project) -> None:
+    episode = make_episode(project, MESSAGES)
+    claim, token = claim_phase(str(episode.pk), EpisodePhase.PERSIST)
+    assert claim == Claim.CLAIMED and token is not None
+    leases.hold(str(episode.pk), EpisodePhase.PERSIST, token)  # what run_phase does while the phase runs
+    try:
+        assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.BUSY
+    finally:
+        leases.release(str(episode.pk), EpisodePhase.PERSIST, token)
+
+
+def test_a_claim_of_this_process_it_could_not_give_back_is_taken_over_at_once(project: Project) -> None:
+    """An attempt failed while the database was away, so its release failed too: its retry, in the same
+    process, must not find its own claim busy (it waited for the lease and the sweep)."""
+    episode = make_episode(project, MESSAGES)
+    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.CLAIMED  # never released
+    assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.CLAIMED
+    assert Episode.objects.get(pk=episode.pk).attempts == 2
 
 
 def test_a_claim_whose_lease_ran_out_can_be_taken_over(project: Project, settings: object) -> None:
