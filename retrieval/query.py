@@ -29,6 +29,7 @@ from retrieval.signals import (
     USER_MESSAGE,
     SignalSQL,
     entity,
+    instructions,
     keyword,
     messages,
     neighbours,
@@ -62,6 +63,7 @@ def signal_sql() -> list[SignalSQL]:
         passages.build_keyword(),
         summaries.build(),
         time.build(),
+        instructions.build(),
         *second,
     ]
 
