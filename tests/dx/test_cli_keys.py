@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -56,22 +57,34 @@ def test_key_list_shows_every_key_without_its_secret(db: None, capsys: pytest.Ca
         call_command("memhq_project", "key", "list", "nope")
 
 
-@pytest.fixture
-def web() -> Iterator[int]:
-    class Healthy(BaseHTTPRequestHandler):
+@contextmanager
+def answering(status: int, headers: dict[str, str], body: bytes) -> Iterator[int]:
+    """A loopback HTTP server answering every GET with ``status``; yields its port."""
+
+    class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            self.send_response(200)
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(b"{}")
+            self.wfile.write(body)
 
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Healthy)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield server.server_address[1]
-    server.shutdown()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+
+
+@pytest.fixture
+def web() -> Iterator[int]:
+    with answering(200, {}, b"{}") as port:
+        yield port
 
 
 def test_banner_shows_the_bound_address_key_password_and_where_they_are_saved(
@@ -110,22 +123,9 @@ def test_banner_says_when_the_web_process_does_not_answer(
 @pytest.fixture
 def front_before_a_web_not_up() -> Iterator[int]:
     """Answers /healthz as config/Caddyfile does while gunicorn is not up: 503, marked as the front's."""
-
-    class Front(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(503)
-            self.send_header("MemHQ-Error-Source", "front")
-            self.end_headers()
-            self.wfile.write(b'{"error": {"code": "unavailable", "message": "...", "fields": {}}}')
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Front)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_address[1]
-    server.shutdown()
+    body = b'{"error": {"code": "unavailable", "message": "...", "fields": {}}}'
+    with answering(503, {"MemHQ-Error-Source": "front"}, body) as port:
+        yield port
 
 
 def test_banner_waits_while_the_front_answers_for_a_web_process_not_up_yet(

@@ -10,8 +10,6 @@ connect timeout and a 2 s query deadline, so an answer held for the whole outage
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -27,9 +25,9 @@ import pytest
 from django.conf import settings
 
 from memhq.models import Project
+from tests.support.front import free_port, gunicorn_process
 from tests.support.private_postgres import PrivateServer, private_copy
-from tests.support.redis_server import free_port
-from tests.support.worker import ROOT, celery_process, relay_process, stop, worker_args, worker_env
+from tests.support.worker import celery_process, relay_process, worker_args, worker_env
 
 OUTAGE_S = float(os.environ.get("MEMHQ_FAULT_DB_OUTAGE_S", "8"))
 CONNECT_TIMEOUT_S = 2  # DATABASE_CONNECT_TIMEOUT_S (default 3) of the web process
@@ -41,7 +39,6 @@ AFTER_S = 4.0
 #: No answer may take longer than the longest of the two timeouts, plus this (a busy 2-core box).
 SLACK_S = 3.0
 COMPLETION_TIMEOUT_S = 180.0
-WEB_READY_TIMEOUT_S = 30.0
 
 
 @dataclass
@@ -56,30 +53,10 @@ class Answer:
 
 @contextmanager
 def web_process(env: dict[str, str], log: Path) -> Iterator[str]:
-    """gunicorn as the Procfile runs it (one worker, four threads) on a free port."""
-    port = free_port()
-    args = ["-m", "gunicorn", "-c", "config/gunicorn.conf.py", "config.wsgi:application"]
-    args += ["--bind", f"127.0.0.1:{port}", "--workers", "1", "--worker-class", "gthread", "--threads", "4"]
-    args += ["--no-control-socket", "--graceful-timeout", "1"]
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, *args], cwd=ROOT, env=env, stdout=out, stderr=out, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + WEB_READY_TIMEOUT_S
-        while True:
-            try:
-                if httpx.get(f"{url}/healthz", timeout=2).status_code in (200, 503):
-                    break
-            except httpx.HTTPError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"gunicorn did not start:\n{log.read_text(errors='replace')[-4000:]}")
-            time.sleep(0.1)
-        yield url
-    finally:
-        stop(process)
+    """gunicorn as the Procfile runs it (one worker) on a free port; yields its base URL."""
+    bind = f"127.0.0.1:{free_port()}"
+    with gunicorn_process([bind], env, log, workers=1):
+        yield f"http://{bind}"
 
 
 class Load:

