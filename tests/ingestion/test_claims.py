@@ -44,7 +44,9 @@ def test_a_claim_held_by_a_dead_process_on_this_host_is_taken_over_at_once(proje
 
 def test_a_claim_held_by_a_live_process_is_respected(project: Project) -> None:
     episode = make_episode(project, MESSAGES)
-    claim_phase(str(episode.pk), EpisodePhase.PERSIST)  # this (live) process
+    claim_phase(str(episode.pk), EpisodePhase.PERSIST)
+    other = os.getppid()  # a live process of this host (a claim of this process it no longer runs is stale)
+    Episode.objects.filter(pk=episode.pk).update(claim_pid=other, claim_pid_start=process_start(other))
     assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.BUSY
 
 
@@ -80,4 +82,6 @@ def test_the_lease_keeper_renews_the_leases_of_running_phases(
     keeper.release(str(episode.pk), EpisodePhase.PERSIST, token)
     assert first is not None and renewed is not None and renewed > first
     # Still held after longer than one lease: another worker would find it BUSY, not stale.
+    other = os.getppid()
+    Episode.objects.filter(pk=episode.pk).update(claim_pid=other, claim_pid_start=process_start(other))
     assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.BUSY
