@@ -14,9 +14,9 @@ would overflow starts the next passage, unless the passage so far is shorter tha
 overflows a little rather than leaving a fragment). A message at or below ``SPLIT_ABOVE_TOKENS`` stays whole:
 one passage would only repeat it.
 
-Why these sizes: the embedder reads at most 256 tokens (``memhq.ai.embeddings.MAX_TOKENS``), so a passage
-of ≤ 200 is embedded whole, and 100-200 tokens is a few sentences or one code block: enough context to be
-understood alone, small enough that two or three of them never fill a 2,000-token context.
+Why these sizes: 100-200 tokens is a few sentences or one code block: enough context to be understood
+alone, small enough that two or three of them never fill a 2,000-token context. The embedder reads a
+passage's first 128 tokens (``memhq.ai.embeddings.MAX_TOKENS``); all of it is full-text indexed.
 """
 
 from __future__ import annotations
