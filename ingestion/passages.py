@@ -15,8 +15,8 @@ overflows a little rather than leaving a fragment). A message at or below ``SPLI
 one passage would only repeat it.
 
 Why these sizes: 100-200 tokens is a few sentences or one code block: enough context to be understood
-alone, small enough that two or three of them never fill a 2,000-token context. The embedder reads a
-passage's first 128 tokens (``memhq.ai.embeddings.MAX_TOKENS``); all of it is full-text indexed.
+alone, small enough that two or three of them never fill a 2,000-token context. The embedder reads the
+first 128 tokens of an embedded passage (``memhq.ai.embeddings.MAX_TOKENS``); all of it is full-text indexed.
 """
 
 from __future__ import annotations

