@@ -46,19 +46,24 @@ from ingestion.extractors.predicates import (
 from ingestion.runner import PhaseOutcome
 from memhq.ai.provider import get_embedder
 from memhq.models import Candidate, Episode, EpisodeMessage, Evidence, Memory, MemoryOrigin, MemoryStatus
-from memhq.selectors.nearest import cosine_distance, few_rows
+from memhq.selectors.nearest import cosine_distance, few_rows, nearest_each
 from memhq.services.journal import Journal, batch_open
 from memhq.services.locks import LockNamespace, lock_user
 from memhq.services.memories import (
     REINFORCED_FIELDS,
+    SUPERSEDED_FIELDS,
     evidence_bulk_add,
-    memory_create,
+    memories_insert,
+    memory_build,
     memory_reinforce,
     memory_supersede,
 )
 
 CONFIDENCE_FLOOR = 0.35
 REINFORCE_COSINE = 0.95
+#: How many nearest live memories are read up front per claim: the nearest one that this episode has not
+#: superseded by the time the claim is decided is the one compared (all superseded: it is read again).
+NEAREST_DEPTH = 3
 
 Decision = Candidate.Decision
 
@@ -141,20 +146,68 @@ def _exact_key(subject: str, predicate: str, object_value: str) -> tuple[str, st
     return subject.casefold(), predicate, object_value.casefold()
 
 
-class Reconciler:
-    """Decides an episode's candidates in order, as a unit of work: every memory it reads is kept once
-    (``loaded``, so a memory reinforced twice in one episode counts both), the exact matches of all
-    candidates are read in one query, and the reinforcements and evidence are written in bulk at the end
-    (:meth:`flush`). Creations and supersessions are written at once: later candidates' queries see them."""
+def scope_filter(candidate: Candidate) -> Q:
+    """In SQL: the same subject's memories the candidate could end or replace (:func:`in_scope`)."""
+    name = normalise_predicate(candidate.predicate)
+    same_subject = Q(subject__iexact=candidate.subject)
+    if name == LEFT:
+        words = _words(candidate.object_value)
+        if not words:
+            return Q()
+        return same_subject & ~Q(predicate__in=NOT_LEAVABLE) & Q(object_value__icontains=words[0])
+    predicates = scope_predicates(name)
+    return same_subject & Q(predicate__in=predicates) if predicates else Q()
 
-    def __init__(self, episode: Episode, journal: Journal, candidates: list[Candidate]) -> None:
+
+def in_scope(candidate: Candidate, memory: Memory) -> bool:
+    """In Python, what :func:`scope_filter` selects (for memories this pass holds)."""
+    if memory.subject.casefold() != candidate.subject.casefold():
+        return False
+    name = normalise_predicate(candidate.predicate)
+    if name == LEFT:
+        words = _words(candidate.object_value)
+        return (
+            bool(words)
+            and memory.predicate not in NOT_LEAVABLE
+            and words[0] in memory.object_value.casefold()
+        )
+    return memory.predicate in scope_predicates(name)
+
+
+def scope_predicates(name: str) -> set[str]:
+    """The predicates a candidate of predicate ``name`` can end (and its own when it is single-valued)."""
+    return set(ended_predicates(name)) | ({name} if is_single_valued(name) else set())
+
+
+class Reconciler:
+    """Decides an episode's candidates in order, as a unit of work with a fixed number of statements however
+    many candidates there are:
+
+    * what the candidates need is read once for all of them, one query each: the live memories saying
+      exactly what a candidate says, the nearest live memories of every other candidate's claim (one
+      LATERAL kNN, ``memhq.selectors.nearest.nearest_each``), the live memories any candidate could
+      contradict (:attr:`scope`) and the episode's messages;
+    * every memory read is kept once (``loaded``), so what this pass decides (a reinforcement, a
+      supersession) is seen by the later candidates' decisions; the memories it creates are compared in
+      memory (their vectors are at hand);
+    * every write is made at the end (:meth:`flush`): the new memories in one INSERT, the reinforced and
+      superseded ones in one UPDATE, the evidence in one INSERT.
+    """
+
+    def __init__(
+        self, episode: Episode, journal: Journal, candidates: list[Candidate], vectors: np.ndarray
+    ) -> None:
         self.episode = episode
         self.journal = journal
         self.created_from: dict[object, int | None] = {}  # memory id → source message, for this episode
+        self.created: list[Memory] = []
         self.loaded: dict[object, Memory] = {}
         self.reinforced: dict[object, Memory] = {}
+        self.superseded: dict[object, Memory] = {}
         self.evidence: list[Evidence] = []
-        self.exact = self._exact_matches(candidates)
+        self.deciding = [c for c in candidates if c.confidence >= CONFIDENCE_FLOOR]
+        self.exact = self._exact_matches(self.deciding)
+        self.nearest = self._nearest(candidates, vectors)
         self.messages = {
             message.index: message
             for message in EpisodeMessage.objects.filter(episode=episode).only(
@@ -163,14 +216,14 @@ class Reconciler:
         }
 
     def _one(self, memory: Memory) -> Memory:
-        """The instance this pass already holds for that row (with its unwritten reinforcements)."""
+        """The instance this pass already holds for that row (with its unwritten changes)."""
         return self.loaded.setdefault(memory.pk, memory)
 
     def _exact_matches(self, candidates: list[Candidate]) -> dict[tuple[str, str, str], list[Memory]]:
         """The live memories that say exactly what a candidate says (same subject, predicate and object,
-        case aside), in one query; memories this pass creates are added (a superseded one is skipped by
+        case aside); memories this pass creates are added (a superseded one is skipped by
         :meth:`find_same`, its instance says so)."""
-        pairs = {(c.subject, c.predicate) for c in candidates if c.confidence >= CONFIDENCE_FLOOR}
+        pairs = {(c.subject, c.predicate) for c in candidates}
         if not pairs:
             return {}
         which = Q()
@@ -182,8 +235,47 @@ class Reconciler:
             found.setdefault(key, []).append(self._one(memory))
         return found
 
+    def _nearest(
+        self, candidates: list[Candidate], vectors: np.ndarray
+    ) -> dict[int, list[tuple[Memory, float]]]:
+        """Candidate ordinal → the ``NEAREST_DEPTH`` live memories nearest to its claim, nearest first, for
+        the candidates with no exact match (the others never need it)."""
+        asking = [
+            (candidate.ordinal, vector)
+            for candidate, vector in zip(candidates, vectors, strict=True)
+            if candidate.confidence >= CONFIDENCE_FLOOR and self._exact(candidate) is None
+        ]
+        if not asking:
+            return {}
+        found = nearest_each(
+            _active(self.episode),
+            [vector for _, vector in asking],
+            exact=self.few_memories,
+            depth=NEAREST_DEPTH,
+        )
+        return {
+            ordinal: [(self._one(memory), distance) for memory, distance in pairs]
+            for (ordinal, _), pairs in zip(asking, found, strict=True)
+        }
+
+    @functools.cached_property
+    def scope(self) -> list[Memory]:
+        """The live memories any candidate could end or replace (:func:`in_scope`): one query, on the first
+        candidate that is not the same fact as a memory (an episode that only repeats itself reads none)."""
+        which = Q()
+        for candidate in self.deciding:
+            which |= scope_filter(candidate)
+        if not which:
+            return []
+        return [self._one(memory) for memory in _active(self.episode).filter(which)]
+
     def flush(self) -> None:
-        Memory.objects.bulk_update(list(self.reinforced.values()), REINFORCED_FIELDS)
+        memories_insert(self.created)
+        new = {memory.pk for memory in self.created}
+        changed = {**self.reinforced, **self.superseded}
+        Memory.objects.bulk_update(
+            [memory for pk, memory in changed.items() if pk not in new], REINFORCED_FIELDS + SUPERSEDED_FIELDS
+        )
         evidence_bulk_add(self.journal, self.evidence)
 
     @functools.cached_property
@@ -220,22 +312,50 @@ class Reconciler:
             )
         )
 
-    def find_same(self, candidate: Candidate, vector: np.ndarray) -> Memory | None:
+    def _exact(self, candidate: Candidate) -> Memory | None:
         key = _exact_key(candidate.subject, candidate.predicate, candidate.object_value)
-        exact = next((m for m in self.exact.get(key, ()) if m.status == MemoryStatus.ACTIVE), None)
+        return next((m for m in self.exact.get(key, ()) if m.status == MemoryStatus.ACTIVE), None)
+
+    def find_same(self, candidate: Candidate, vector: np.ndarray) -> Memory | None:
+        exact = self._exact(candidate)
         if exact is not None:
             return exact
+        found = self.nearest_live(candidate, vector)
+        if found is None:
+            return None
+        memory, distance = found
+        if 1.0 - distance >= REINFORCE_COSINE and not self._differs(candidate, memory):
+            return memory
+        return None
+
+    def nearest_live(self, candidate: Candidate, vector: np.ndarray) -> tuple[Memory, float] | None:
+        """The live memory nearest to the claim now: of those read up front, the nearest not superseded by
+        this pass (read again if all were), or one this pass created, whichever is nearer."""
+        stored = self.nearest.get(candidate.ordinal)
+        live = [pair for pair in stored or () if pair[0].status == MemoryStatus.ACTIVE]
+        best: tuple[Memory, float] | None = None
+        if live:
+            best = live[0]
+        elif stored is None or len(stored) == NEAREST_DEPTH:
+            best = self._nearest_stored(vector)
+        for memory in self.created:
+            if memory.status == MemoryStatus.ACTIVE:
+                distance = 1.0 - float(np.dot(np.asarray(memory.embedding), vector))  # both unit length
+                if best is None or distance < best[1]:
+                    best = (memory, distance)
+        return best
+
+    def _nearest_stored(self, vector: np.ndarray) -> tuple[Memory, float] | None:
+        """One kNN over the written live memories, less those this pass superseded (not written yet)."""
         nearest = (
             _active(self.episode)
+            .exclude(pk__in=list(self.superseded))
             .exclude(embedding__isnull=True)
             .annotate(distance=cosine_distance(vector, exact=self.few_memories))
             .order_by("distance")
             .first()
         )
-        close = nearest is not None and 1.0 - float(nearest.distance) >= REINFORCE_COSINE
-        if nearest is not None and close and not self._differs(candidate, nearest):
-            return self._one(nearest)
-        return None
+        return None if nearest is None else (self._one(nearest), float(nearest.distance))
 
     @staticmethod
     def _differs(candidate: Candidate, memory: Memory) -> bool:
@@ -251,7 +371,7 @@ class Reconciler:
     def create(
         self, candidate: Candidate, vector: np.ndarray, valid_from: datetime | None = None, **extra: object
     ) -> Memory:
-        memory = memory_create(
+        memory = memory_build(
             self.journal,
             text=candidate.claim,
             kind=candidate.kind,
@@ -273,34 +393,21 @@ class Reconciler:
         first = candidate.source_message_indexes[0] if candidate.source_message_indexes else None
         self.created_from[memory.pk] = first
         self.loaded[memory.pk] = memory
-        self.live_predicates.add(memory.predicate)
+        self.created.append(memory)
         key = _exact_key(memory.subject, memory.predicate, memory.object_value)
         self.exact.setdefault(key, []).append(memory)
         return memory
 
-    def _scope(self, candidate: Candidate) -> QuerySet[Memory]:
-        """The same subject's live memories the candidate could contradict, narrowed in SQL."""
-        live = _active(self.episode).filter(subject__iexact=candidate.subject).order_by("-valid_from")
-        name = normalise_predicate(candidate.predicate)
-        if name == LEFT:
-            live = live.exclude(predicate__in=NOT_LEAVABLE)
-            words = _words(candidate.object_value)
-            return live.filter(object_value__icontains=words[0]) if words else live.none()
-        predicates = set(ended_predicates(name)) | ({name} if is_single_valued(name) else set())
-        predicates &= self.live_predicates
-        return live.filter(predicate__in=predicates) if predicates else live.none()
-
-    @functools.cached_property
-    def live_predicates(self) -> set[str]:
-        """Predicates of the user's live memories (kept up to date as this episode creates memories), so
-        most candidates need no query to find what they contradict."""
-        return set(_active(self.episode).values_list("predicate", flat=True).distinct())
-
     def conflicting(self, candidate: Candidate) -> list[Memory]:
         """The live memories the candidate ends or replaces (newest first)."""
         first = candidate.source_message_indexes[0] if candidate.source_message_indexes else None
+        live = [
+            memory
+            for memory in dict.fromkeys([*self.scope, *self.created])
+            if memory.status == MemoryStatus.ACTIVE and in_scope(candidate, memory)
+        ]
         found = []
-        for memory in map(self._one, self._scope(candidate)):
+        for memory in sorted(live, key=lambda memory: memory.valid_from, reverse=True):
             if not contradicts(candidate, memory):
                 continue
             if (
@@ -353,7 +460,8 @@ class Reconciler:
         candidate.memory = memory
         if conflicting:
             for old in conflicting:
-                memory_supersede(self.journal, old, by=memory)
+                memory_supersede(self.journal, old, by=memory, save=False)
+                self.superseded[old.pk] = old
             candidate.decision = Decision.SUPERSEDE
             candidate.reason = "replaces " + ", ".join(str(old.pk) for old in conflicting)
         else:
@@ -373,7 +481,7 @@ def contradicts_back(memory: Memory, candidate: Candidate) -> bool:
 def store(episode: Episode, data: Prepared) -> PhaseOutcome:
     lock_user(LockNamespace.MEMORIES, episode.project_id, episode.user_id)
     journal = batch_open(episode=episode)
-    reconciler = Reconciler(episode, journal, data.candidates)
+    reconciler = Reconciler(episode, journal, data.candidates, data.vectors)
     for candidate, vector in zip(data.candidates, data.vectors, strict=True):
         reconciler.decide(candidate, vector)
     reconciler.flush()

@@ -10,12 +10,15 @@ makes the same choice (``retrieval.signals.nearest``).
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Sequence
+from typing import TypeVar, cast
 
 import numpy as np
 from django.db.models import FloatField, Model, QuerySet, Value
-from django.db.models.expressions import Combinable, CombinedExpression
-from pgvector.django import CosineDistance
+from django.db.models.expressions import Combinable, CombinedExpression, RawSQL
+from pgvector.django import CosineDistance, VectorField
+
+from memhq.selectors.lateral import column, for_each
 
 EXACT_KNN_MAX_ROWS = 5000
 
@@ -28,8 +31,24 @@ def few_rows(user_rows: QuerySet[M]) -> bool:
     return user_rows.order_by().values("pk")[: EXACT_KNN_MAX_ROWS + 1].count() <= EXACT_KNN_MAX_ROWS
 
 
-def cosine_distance(vector: np.ndarray, *, exact: bool) -> Combinable:
+def cosine_distance(vector: np.ndarray | RawSQL, *, exact: bool) -> Combinable:
     """The cosine distance of ``embedding`` to ``vector``, to annotate and order by. ``exact`` (see
     :func:`few_rows`): an expression the HNSW index cannot serve, so every row in the filter is compared."""
     distance = CosineDistance("embedding", vector)
     return CombinedExpression(distance, "+", Value(0.0), output_field=FloatField()) if exact else distance
+
+
+def nearest_each(
+    rows: QuerySet[M], vectors: Sequence[np.ndarray], *, exact: bool, depth: int
+) -> list[list[tuple[M, float]]]:
+    """For each of ``vectors``, the ``depth`` rows of ``rows`` nearest to it with their cosine distances,
+    nearest first, all in one statement (:func:`memhq.selectors.lateral.for_each`). ``exact`` as in
+    :func:`cosine_distance`; the rows come as ``rows`` would give them (``defer`` is honoured)."""
+    nearest = (
+        rows.exclude(embedding__isnull=True)
+        .annotate(distance=cosine_distance(column("vector"), exact=exact))
+        .order_by("distance")[:depth]
+    )
+    texts = [VectorField().get_prep_value(vector) for vector in vectors]
+    answers = for_each(cast("QuerySet[M]", nearest), {"vector": ("vector", texts)})
+    return [[(row, float(getattr(row, "distance"))) for row in answer] for answer in answers]  # noqa: B009

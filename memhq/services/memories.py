@@ -14,15 +14,25 @@ from memhq.services.journal import Journal, snapshot
 REINFORCE_CONFIDENCE_STEP = 0.25
 
 
-def memory_create(journal: Journal, **fields: Any) -> Memory:
+def memory_build(journal: Journal, **fields: Any) -> Memory:
+    """A new memory, journaled but not yet written: the caller inserts it (:func:`memories_insert`)."""
     now = timezone.now()
     fields.setdefault("recorded_at", now)
     fields.setdefault("last_seen_at", fields.get("valid_from") or now)
-    memory = Memory.objects.create(
-        project_id=journal.batch.project_id, user_id=journal.batch.user_id, **fields
-    )
+    memory = Memory(project_id=journal.batch.project_id, user_id=journal.batch.user_id, **fields)
     journal.record(JournalEntry.Op.INSERT, memory, before=None)
     return memory
+
+
+def memory_create(journal: Journal, **fields: Any) -> Memory:
+    memory = memory_build(journal, **fields)
+    memory.save(force_insert=True)
+    return memory
+
+
+def memories_insert(memories: list[Memory]) -> None:
+    """Write memories built by :func:`memory_build` in one INSERT."""
+    Memory.objects.bulk_create(memories)
 
 
 REINFORCED_FIELDS = ["confidence", "importance", "reinforce_count", "last_seen_at"]
@@ -43,14 +53,19 @@ def memory_reinforce(
     return memory
 
 
-def memory_supersede(journal: Journal, old: Memory, *, by: Memory) -> Memory:
-    """``old`` stops being valid when ``by`` starts; it stays queryable as history."""
+SUPERSEDED_FIELDS = ["status", "valid_until", "superseded_by", "expired_at"]
+
+
+def memory_supersede(journal: Journal, old: Memory, *, by: Memory, save: bool = True) -> Memory:
+    """``old`` stops being valid when ``by`` starts; it stays queryable as history. ``save=False``: the
+    caller writes :data:`SUPERSEDED_FIELDS` itself (reconcile: one bulk UPDATE)."""
     before = snapshot(old)
     old.status = MemoryStatus.SUPERSEDED
     old.valid_until = by.valid_from
     old.superseded_by = by
     old.expired_at = timezone.now()
-    old.save(update_fields=["status", "valid_until", "superseded_by", "expired_at"])
+    if save:
+        old.save(update_fields=SUPERSEDED_FIELDS)
     journal.record(JournalEntry.Op.UPDATE, old, before=before)
     return old
 

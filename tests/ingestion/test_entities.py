@@ -4,11 +4,12 @@ import threading
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from ingestion.pipeline import run_inline
 from memhq.ai.provider import get_embedder
 from memhq.models import Entity, Project
-from memhq.services.entities import entity_resolve, normalize_name
+from memhq.services.entities import entities_resolve, entity_resolve, normalize_name
 from tests.ingestion.helpers import make_episode
 
 CAR_CHAT = [
@@ -91,3 +92,38 @@ def test_concurrent_episodes_naming_the_same_new_entity_end_with_one_entity(proj
     assert errors == []
     assert Entity.objects.filter(project=project, normalized_name="zoltan").count() == 1
     assert Entity.objects.get(project=project, normalized_name="zoltan").mention_count == 3
+
+
+def resolve_many(project: Project, names: list[tuple[str, str]], user_id: str = "u1") -> list[Entity]:
+    vectors = dict(zip([n for n, _ in names], get_embedder().embed([n for n, _ in names]), strict=True))
+    found = entities_resolve(project_id=project.pk, user_id=user_id, mentions=names, embeddings=vectors)
+    return [found[key] for key in names]
+
+
+def test_new_names_of_one_episode_see_each_other(project: Project) -> None:
+    """A typo of a name first seen in the same episode folds into it, as it would across episodes."""
+    first, typo, other = resolve_many(
+        project,
+        [
+            ("Toyota Corolla Hybrid", "product"),
+            ("toyota corola hybrid", "product"),
+            ("Honda Civic", "product"),
+        ],
+    )
+    assert typo.pk == first.pk != other.pk
+    stored = Entity.objects.get(pk=first.pk)
+    assert stored.mention_count == 2
+    assert stored.aliases == ["toyota corola hybrid"]
+    assert Entity.objects.filter(project=project).count() == 2
+
+
+def test_resolving_more_new_names_costs_no_more_statements(project: Project) -> None:
+    def statements(names: list[str], user_id: str) -> int:
+        resolve_many(project, [("Oslo", "location")], user_id)  # the user has an entity to compare with
+        with CaptureQueriesContext(connection) as queries:
+            resolve_many(project, [(name, "person") for name in names], user_id)
+        return len(queries.captured_queries)
+
+    names = ["Ingrid", "Tomas", "Astrid", "Magnus", "Sigrid", "Leif", "Solveig", "Bjarne"]
+    assert statements(names[:2], "few") == statements(names, "many")
+    assert Entity.objects.filter(user_id="many", type="person").count() == len(names)

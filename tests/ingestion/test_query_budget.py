@@ -1,13 +1,16 @@
 """An episode's phases read and write in sets: what a user says again (the common case once they have
-talked for a while) costs the same number of statements however many facts it repeats."""
+talked for a while) costs the same number of statements however many facts it repeats, and reconciling
+new facts costs the same however many there are."""
 
 from __future__ import annotations
 
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from ingestion.phases import MODULES
 from ingestion.pipeline import run_inline
-from memhq.models import Candidate, Episode, Project
+from ingestion.runner import run_phase
+from memhq.models import Candidate, Episode, EpisodePhase, Project
 from tests.ingestion.helpers import make_episode
 
 FACTS = [
@@ -38,4 +41,26 @@ def test_repeating_more_facts_costs_no_more_statements(project: Project) -> None
     few, few_reinforced = statements_to_repeat(project, FACTS[:2], "few")
     many, many_reinforced = statements_to_repeat(project, FACTS, "many")
     assert many_reinforced >= few_reinforced + 4  # the second episode really repeats more facts
+    assert many == few
+
+
+def statements_to_reconcile(project: Project, facts: list[str], user_id: str) -> tuple[int, int]:
+    """(statements of the reconcile phase, memories created) for an episode of new ``facts``, said after
+    an earlier episode, so the user has memories to compare them with."""
+    run_inline(make_episode(project, [{"role": "user", "content": "I like green tea."}], user_id=user_id).pk)
+    episode = make_episode(project, [{"role": "user", "content": " ".join(facts)}], user_id=user_id)
+    phases = list(MODULES.items())
+    reconcile = next(i for i, (phase, _) in enumerate(phases) if phase == EpisodePhase.RECONCILE)
+    for phase, module in phases[:reconcile]:
+        run_phase(str(episode.pk), phase, module)
+    with CaptureQueriesContext(connection) as queries:
+        run_phase(str(episode.pk), *phases[reconcile])
+    created = Candidate.objects.filter(episode=episode, decision=Candidate.Decision.ACCEPT).count()
+    return len(queries.captured_queries), created
+
+
+def test_reconciling_more_new_facts_costs_no_more_statements(project: Project) -> None:
+    few, few_created = statements_to_reconcile(project, FACTS[:2], "few")
+    many, many_created = statements_to_reconcile(project, FACTS, "many")
+    assert many_created >= few_created + 4
     assert many == few

@@ -118,3 +118,45 @@ def test_running_every_task_twice_leaves_no_duplicates(project: Project) -> None
     names = list(Entity.objects.filter(project=project).values_list("normalized_name", "type"))
     assert len(names) == len(set(names))
     assert Batch.objects.filter(episode=episode).count() == 1
+
+
+def test_one_episode_that_moves_twice_ends_with_the_last_home(project: Project) -> None:
+    """Decisions inside one episode see the ones before them, though nothing is written until the end."""
+    ingest(project, "I live in Berlin.", "2023-01-10T10:00:00Z")
+    episode = make_episode(
+        project,
+        [
+            {"role": "user", "content": "I moved to Lisbon."},
+            {"role": "assistant", "content": "How exciting, congratulations!"},
+            {"role": "user", "content": "Actually it did not work out, so I moved to Porto."},
+        ],
+        timestamp="2023-06-01T10:00:00Z",
+    )
+    run_inline(episode.pk)
+    assert active(project, "lives_in") == ["Porto"]
+    berlin, lisbon = (Memory.objects.get(object_value=city) for city in ("Berlin", "Lisbon"))
+    porto = Memory.objects.get(object_value="Porto")
+    assert (berlin.status, berlin.superseded_by_id) == ("superseded", lisbon.pk)
+    assert (lisbon.status, lisbon.superseded_by_id) == ("superseded", porto.pk)
+    decisions = (
+        Candidate.objects.filter(episode=episode).order_by("ordinal").values_list("decision", flat=True)
+    )
+    assert list(decisions) == ["supersede", "supersede"]
+
+
+def test_a_value_said_again_after_this_episode_ended_it_is_a_new_memory(project: Project) -> None:
+    """The nearest memory read up front (Berlin) was superseded earlier in the same episode: it is not
+    reinforced, the claim is compared with what is live now."""
+    ingest(project, "I live in Berlin.", "2023-01-10T10:00:00Z")
+    episode = make_episode(
+        project,
+        [
+            {"role": "user", "content": "I moved to Lisbon."},
+            {"role": "user", "content": "Scratch that, I live in Berlin."},
+        ],
+        timestamp="2023-06-01T10:00:00Z",
+    )
+    run_inline(episode.pk)
+    assert active(project, "lives_in") == ["Berlin"]
+    assert Memory.objects.filter(object_value="Berlin").count() == 2
+    assert Memory.objects.get(object_value="Lisbon").status == "superseded"

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from pgvector.django import VectorField
 
 from memhq.ai import provider
 from memhq.models import Memory, Project
 from memhq.selectors import nearest
-from memhq.selectors.nearest import cosine_distance, few_rows
+from memhq.selectors.lateral import column, lateral_sql
+from memhq.selectors.nearest import cosine_distance, few_rows, nearest_each
 from tests.retrieval.factories import make_memories
 
 
@@ -56,3 +59,44 @@ def test_few_rows_counts_the_users_rows_up_to_the_threshold(
     make_memories(project, "alice", ["a1", "a2", "a3"])
     assert few_rows(Memory.objects.filter(project=project, user_id="alice"))
     assert not few_rows(Memory.objects.filter(project=project, user_id="bob"))
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_nearest_each_answers_every_vector_in_one_statement_as_one_query_each_would(
+    project: Project, exact: bool
+) -> None:
+    make_memories(project, "alice", ["Alice likes green tea", "Alice owns a bike", "Alice drinks tea daily"])
+    make_memories(project, "bob", ["Bob likes green tea"])
+    queries = ["green tea", "a bicycle", "coffee in the morning"]
+    vectors = list(provider.get_embedder().embed(queries))
+    scope = Memory.objects.filter(project=project, user_id="alice").defer("embedding")
+    with CaptureQueriesContext(connection) as statements:
+        found = nearest_each(scope, vectors, exact=exact, depth=2)
+    assert len(statements.captured_queries) == 1
+    for vector, pairs in zip(vectors, found, strict=True):
+        one = scope.annotate(distance=cosine_distance(vector, exact=exact)).order_by("distance")[:2]
+        assert [(m.text, round(d, 5)) for m, d in pairs] == [(m.text, round(m.distance, 5)) for m in one]
+    assert [memory.text for memory, _ in found[1]][0] == "Alice owns a bike"
+    assert all(memory.user_id == "alice" for pairs in found for memory, _ in pairs)
+    assert nearest_each(scope, [], exact=exact, depth=2) == []
+
+
+def test_nearest_each_walks_the_hnsw_index_per_input_unless_exact(project: Project) -> None:
+    make_memories(project, "bob", [f"Bob drinks tea number {i}" for i in range(50)])
+    make_memories(project, "alice", ["Alice likes green tea"])
+    vectors = [VectorField().get_prep_value(v) for v in provider.get_embedder().embed(["tea", "bike"])]
+
+    def plan(exact: bool) -> str:
+        rows = (
+            Memory.objects.filter(project=project, user_id="alice")
+            .annotate(distance=cosine_distance(column("vector"), exact=exact))
+            .order_by("distance")[:3]
+        )
+        statement, arguments, _ = lateral_sql(rows, {"vector": ("vector", vectors)})
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_sort = off")
+            cursor.execute(f"EXPLAIN {statement}", arguments)
+            return "\n".join(row[0] for row in cursor.fetchall())
+
+    assert "memory_embedding_hnsw" in plan(exact=False)
+    assert "memory_embedding_hnsw" not in plan(exact=True)
