@@ -46,7 +46,9 @@ class RetrievalConfig:
         "messages are long, the same figures either way. instruction (the standing instructions nearest "
         "the query, retrieval.signals.instructions): 4-fold cross-validation on beam-dev over 0.5-3 chose "
         "1.5 in 3 of 4 folds; held-out frac@10 0.491 → 0.502, instruction_following 0.427 → 0.729, "
-        "preference_following 0.719 → 0.656, median context 1278 → 1199; locomo-dev unchanged (0.823).",
+        "preference_following 0.719 → 0.656, median context 1278 → 1199; locomo-dev unchanged (0.823). "
+        "Later ingests' CV chose 1.0 (beam-dev frac@10 +0.006 [-0.012, +0.028], but instruction_following "
+        "-0.083 [-0.188, +0.000]): kept at 1.5 for the instructions (docs/evaluation.md).",
     )
     score_share: float = _why(
         0.5,

@@ -4,8 +4,9 @@ recall.
 Filler turns (``ingestion.filler``: chatter, an assistant's empty question back) are marked, and embedded
 like any turn: how much recall lets them count is a ranking choice (``RetrievalConfig.filler_weight``),
 tunable on one ingest. A long message is also cut into passages
-(``ingestion.passages``), each embedded on its own; the message's own vector is its first passage's (the
-embedder reads only a text's first 256 tokens anyway), so a long message costs no extra embedding.
+(``ingestion.passages``); the first ``MEMHQ_PASSAGES_EMBEDDED`` (1) are embedded and the message's own vector
+is its first passage's (the embedder reads only a text's first 128 tokens anyway), so a long message costs
+one vector, like a short one.
 
 With ``MEMHQ_SECOND_EMBEDDER`` on, the user's messages (a long one as its first passage) also get the
 second embedder's vector (``memhq.ai.e5``), read from the same texts.
