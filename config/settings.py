@@ -320,9 +320,7 @@ CELERY_TASK_QUEUES = queues.consumed(MEMHQ_QUEUES, llm_mode=MEMHQ_EXTRACTOR == "
 
 # Retrieval (DESIGN §5).
 # Long messages are indexed as passages (ingestion/passages.py); the first this many of each message are
-# embedded, the rest found by full text only (all: ~3.3x the MiniLM tokens of one per message, 2: 1.4x).
-# 1 (one vector per message): a long beam-dev episode 16.0 -> 10.8 s, beam-dev frac@10 unchanged (paired,
-# fresh ingests: +0.004 [-0.021, +0.029]; docs/benchmarks.md).
+# embedded, the rest found by full text only (1, the message's own vector: docs/benchmarks.md).
 MEMHQ_PASSAGES_EMBEDDED = env_int("MEMHQ_PASSAGES_EMBEDDED", 1)
 # A second dense signal over messages and memories (memhq/ai/e5.py): ingest and recall CPU; off by default.
 MEMHQ_SECOND_EMBEDDER = env_choice("MEMHQ_SECOND_EMBEDDER", "off", ("off", "e5"))

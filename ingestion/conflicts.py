@@ -1,0 +1,120 @@
+"""Reconcile's rules of conflict (``ingestion/phases/reconcile.py`` says what they decide): whether a new
+candidate ends or replaces a memory of the same subject, over the vocabulary of
+``ingestion/extractors/predicates.py``. :func:`scope_filter` narrows that in SQL; :func:`in_scope` says the
+same in Python for the memories a reconcile pass holds.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.db.models import Q
+
+from ingestion.extractors.predicates import (
+    LEFT,
+    NOT_LEAVABLE,
+    ended_predicates,
+    ending_base,
+    ends,
+    is_single_valued,
+    normalise_predicate,
+)
+from memhq.models import Candidate, Memory
+
+
+def entity_of(candidate: Candidate, role: str) -> str | None:
+    """The entity id of the candidate's mention in ``role`` ("subject", "object"), if resolved."""
+    return next((m.get("entity_id") for m in candidate.mentions if m.get("role") == role), None)
+
+
+_WORDS = re.compile(r"[a-z0-9]+")
+_ARTICLES = frozenset({"a", "an", "the", "my", "our"})
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORDS.findall(text.casefold()) if w not in _ARTICLES]
+
+
+def same_object(candidate: Candidate, memory: Memory) -> bool:
+    """Do the candidate and the memory name the same object (by entity, or by words)?"""
+    entity = entity_of(candidate, "object")
+    if entity is not None and memory.object_entity_id is not None and str(memory.object_entity_id) == entity:
+        return True
+    return _words(candidate.object_value) == _words(memory.object_value)
+
+
+def ending_covers(candidate: Candidate, memory: Memory) -> bool:
+    """An ending's object matches the memory's: no object (ends every value), the same object, or its
+    words inside the memory's object, each as a word or the start of one ("coffee" in "three coffees a
+    day")."""
+    wanted = _words(candidate.object_value)
+    if not wanted or same_object(candidate, memory):
+        return True
+    have = _words(memory.object_value)
+    return any(
+        all(have[i + k].startswith(word) for k, word in enumerate(wanted))
+        for i in range(len(have) - len(wanted) + 1)
+    )
+
+
+def is_ending(predicate: str) -> bool:
+    name = normalise_predicate(predicate)
+    return name == LEFT or ending_base(name) is not None
+
+
+def contradicts(candidate: Candidate, memory: Memory) -> bool:
+    """Does the new candidate end or replace this (same-subject) memory?"""
+    if ends(candidate.predicate, memory.predicate):
+        return (
+            ending_covers(candidate, memory)
+            if is_ending(candidate.predicate)
+            else same_object(candidate, memory)
+        )
+    return (
+        is_single_valued(candidate.predicate)
+        and normalise_predicate(candidate.predicate) == normalise_predicate(memory.predicate)
+        and not same_object(candidate, memory)
+    )
+
+
+def scope_filter(candidate: Candidate) -> Q:
+    """In SQL: the same subject's memories the candidate could end or replace (:func:`in_scope`)."""
+    name = normalise_predicate(candidate.predicate)
+    same_subject = Q(subject__iexact=candidate.subject)
+    if name == LEFT:
+        words = _words(candidate.object_value)
+        if not words:
+            return Q()
+        return same_subject & ~Q(predicate__in=NOT_LEAVABLE) & Q(object_value__icontains=words[0])
+    predicates = scope_predicates(name)
+    return same_subject & Q(predicate__in=predicates) if predicates else Q()
+
+
+def in_scope(candidate: Candidate, memory: Memory) -> bool:
+    """In Python, what :func:`scope_filter` selects (for memories this pass holds)."""
+    if memory.subject.casefold() != candidate.subject.casefold():
+        return False
+    name = normalise_predicate(candidate.predicate)
+    if name == LEFT:
+        words = _words(candidate.object_value)
+        return (
+            bool(words)
+            and memory.predicate not in NOT_LEAVABLE
+            and words[0] in memory.object_value.casefold()
+        )
+    return memory.predicate in scope_predicates(name)
+
+
+def scope_predicates(name: str) -> set[str]:
+    """The predicates a candidate of predicate ``name`` can end (and its own when it is single-valued)."""
+    return set(ended_predicates(name)) | ({name} if is_single_valued(name) else set())
+
+
+def contradicts_back(memory: Memory, candidate: Candidate) -> bool:
+    """Would the memory, were it new, end the candidate's fact? (the cosine guard looks both ways)"""
+    if not ends(memory.predicate, candidate.predicate):
+        return False
+    if is_ending(memory.predicate):
+        wanted, have = _words(memory.object_value), _words(candidate.object_value)
+        return not wanted or wanted == have or " ".join(wanted) in " ".join(have)
+    return _words(memory.object_value) == _words(candidate.object_value)
