@@ -24,10 +24,14 @@ def publish(name: str, *args: object) -> None:
     app.send_task(name, args=list(args), ignore_result=True)
 
 
-def _install_heartbeat() -> None:
+def _install_consumer_steps() -> None:
+    from ingestion.consumer_watchdog import ConsumerWatchdog
     from ingestion.heartbeat import Heartbeat
 
     app.steps["consumer"].add(Heartbeat)
+    app.steps["consumer"].add(ConsumerWatchdog)
 
 
-_install_heartbeat()  # workers announce themselves for /healthz (ingestion/heartbeat.py)
+# Workers announce themselves for /healthz (ingestion/heartbeat.py) and reconnect a consumer that stopped
+# taking the messages waiting for it (ingestion/consumer_watchdog.py).
+_install_consumer_steps()

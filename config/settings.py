@@ -121,8 +121,6 @@ MEMHQ_REPLICA_RETRY_S = env_float("MEMHQ_REPLICA_RETRY_S", 5.0)
 MEMHQ_REPLICA_WRITE_TTL_S = env_int("MEMHQ_REPLICA_WRITE_TTL_S", 3600)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# API keys are random 32-byte secrets: a SHA-256 of them is enough, so no slow password hasher is on the
-# request path. Admin logins still use Django's default hasher.
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
@@ -297,10 +295,12 @@ MEMHQ_CLAIM_LEASE_S = env_float("MEMHQ_CLAIM_LEASE_S", 30.0)
 MEMHQ_RELAY_POLL_S = env_float("MEMHQ_RELAY_POLL_S", 5.0)
 MEMHQ_RELAY_BACKOFF_MAX_S = env_float("MEMHQ_RELAY_BACKOFF_MAX_S", 2.0)
 MEMHQ_RELAY_BATCH = env_int("MEMHQ_RELAY_BATCH", 200)
-# Workers write a heartbeat row this often while their consumer is connected; /healthz wants one fresher
-# than the TTL (ingestion/heartbeat.py).
+# Workers write a heartbeat row this often while consuming; /healthz wants one fresher than the TTL
+# (ingestion/heartbeat.py). An idle worker that received nothing for STALL_S while its queues hold messages
+# reconnects its consumer (ingestion/consumer_watchdog.py; 0: off).
 MEMHQ_WORKER_HEARTBEAT_S = env_float("MEMHQ_WORKER_HEARTBEAT_S", 5.0)
 MEMHQ_WORKER_HEARTBEAT_TTL_S = env_float("MEMHQ_WORKER_HEARTBEAT_TTL_S", 20.0)
+MEMHQ_CONSUMER_STALL_S = env_float("MEMHQ_CONSUMER_STALL_S", 30.0)
 
 # A broker queue per kind of work (config/queues.py), so hosts can be specialised (docs/deployment.md). A
 # worker without -Q consumes all but the LLM one in LLM mode, which `worker_llm` consumes (Procfile, compose
