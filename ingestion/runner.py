@@ -14,9 +14,10 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, Q
+from django.db import connections, router, transaction
+from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Now
+from django.db.models.sql import UpdateQuery
 from django.utils import timezone
 
 from ingestion.claims import CLEARED, holder_fields, holder_is_dead, is_own_stale_claim, leases
@@ -35,6 +36,8 @@ class PhaseOutcome:
     """What a phase reports for the completion record."""
 
     counts: dict[str, int] = field(default_factory=dict)
+    #: Columns of the episode row the phase writes: set by the "done" update, one statement for both.
+    episode_fields: dict[str, Any] = field(default_factory=dict)
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -74,9 +77,25 @@ class Claim:
     GONE = "gone"  # episode deleted or failed: nothing to do
 
 
-def claim_phase(episode_id: str, phase: int) -> tuple[str, datetime | None]:
-    """Compare-and-swap the phase's claim. Returns (Claim.*, token): the token — the ``progressed_at`` this
-    claim wrote — identifies the claim, so a worker never stores into, or releases, another worker's claim.
+def _update_returning(queryset: QuerySet[Episode], values: dict[str, Any]) -> Episode | None:
+    """``queryset.update(**values)`` that also returns the updated row (its summary vector deferred) in the
+    same statement, ``UPDATE … RETURNING``: the claim and the read of the episode were two round trips."""
+    using = router.db_for_write(Episode) or "default"
+    query = queryset.query.chain(UpdateQuery)
+    assert isinstance(query, UpdateQuery)
+    query.add_update_values(values)
+    statement, params = query.get_compiler(using).as_sql()
+    quote = connections[using].ops.quote_name
+    fields = [f for f in Episode._meta.concrete_fields if f.attname != "summary_embedding"]
+    columns = ", ".join(quote(str(f.column)) for f in fields)
+    rows = Episode.objects.db_manager(using).raw(f"{statement} RETURNING {columns}", params)
+    return next(iter(rows), None)
+
+
+def claim_phase(episode_id: str, phase: int) -> tuple[str, datetime | None, Episode | None]:
+    """Compare-and-swap the phase's claim. Returns (Claim.*, token, episode): the token — the
+    ``progressed_at`` this claim wrote — identifies the claim, so a worker never stores into, or releases,
+    another worker's claim; the episode is the row as the claim left it (the same statement).
 
     A claim held by a dead process of this host, or whose lease ran out, is taken over (ingestion/claims.py).
     """
@@ -97,8 +116,9 @@ def claim_phase(episode_id: str, phase: int) -> tuple[str, datetime | None]:
         | Q(claim_expires_at__lt=Now())
         | Q(claim_expires_at__isnull=True, progressed_at__lt=stale)  # a claim written before leases existed
     )
-    if phase_open.filter(free).update(**claim):
-        return Claim.CLAIMED, token
+    episode = _update_returning(phase_open.filter(free), claim)
+    if episode is not None:
+        return Claim.CLAIMED, token, episode
     row = (
         Episode.objects.filter(pk=episode_id)
         .values(
@@ -113,21 +133,24 @@ def claim_phase(episode_id: str, phase: int) -> tuple[str, datetime | None]:
         .first()
     )
     if row is None or row["status"] == EpisodeStatus.FAILED:
-        return Claim.GONE, None
+        return Claim.GONE, None, None
     if row["phase_done"] >= phase:
-        return Claim.DONE, None
+        return Claim.DONE, None, None
     holder = (row["claim_host"], row["claim_pid"], row["claim_pid_start"])
     if row["phase_running"] == phase and (
         holder_is_dead(*holder) or is_own_stale_claim(*holder, episode_id, phase)
     ):
         # Exactly that holder's claim: if anyone else took it over meanwhile, this update finds nothing.
-        taken = phase_open.filter(
-            phase_running=phase,
-            progressed_at=row["progressed_at"],
-            claim_host=row["claim_host"],
-            claim_pid=row["claim_pid"],
-        ).update(**claim)
-        if taken:
+        taken = _update_returning(
+            phase_open.filter(
+                phase_running=phase,
+                progressed_at=row["progressed_at"],
+                claim_host=row["claim_host"],
+                claim_pid=row["claim_pid"],
+            ),
+            claim,
+        )
+        if taken is not None:
             logger.warning(
                 "episode %s phase %s: took over the stale claim of process %s on %s",
                 episode_id,
@@ -135,8 +158,8 @@ def claim_phase(episode_id: str, phase: int) -> tuple[str, datetime | None]:
                 row["claim_pid"],
                 row["claim_host"],
             )
-            return Claim.CLAIMED, token
-    return Claim.BUSY, None
+            return Claim.CLAIMED, token, taken
+    return Claim.BUSY, None, None
 
 
 def release_phase(episode_id: str, phase: int, token: datetime) -> None:
@@ -151,13 +174,13 @@ def run_phase(episode_id: str, phase: EpisodePhase, module: Phase[Any]) -> str:
 
     On any error the claim is released before the error propagates (the task decides about retrying).
     """
-    claim, token = claim_phase(episode_id, phase)
+    claim, token, episode = claim_phase(episode_id, phase)
     if claim != Claim.CLAIMED or token is None:
         logger.info("episode %s phase %s: %s, nothing to do", episode_id, phase.label, claim)
         return claim
     leases.hold(episode_id, phase, token)
     try:
-        return _run_claimed(episode_id, phase, module, token)
+        return _run_claimed(episode_id, phase, module, token, episode)
     except BaseException:
         release_phase(episode_id, phase, token)
         raise
@@ -165,9 +188,12 @@ def run_phase(episode_id: str, phase: EpisodePhase, module: Phase[Any]) -> str:
         leases.release(episode_id, phase, token)
 
 
-def _run_claimed(episode_id: str, phase: EpisodePhase, module: Phase[Any], token: datetime) -> str:
+def _run_claimed(
+    episode_id: str, phase: EpisodePhase, module: Phase[Any], token: datetime, claimed: Episode | None = None
+) -> str:
+    """Run the claimed phase; ``claimed`` is the row the claim returned (read here when not given)."""
     started = time.perf_counter()
-    episode = Episode.objects.defer("summary_embedding").filter(pk=episode_id).first()
+    episode = claimed or Episode.objects.defer("summary_embedding").filter(pk=episode_id).first()
     if episode is None:  # erased since the claim (DELETE /users/{user_id})
         return Claim.GONE
     data = module.compute(episode)
@@ -223,6 +249,7 @@ def _record_done(
         "progressed_at": now,
         "stats": stats,
         **CLEARED,
+        **outcome.episode_fields,
     }
     if phase == EpisodePhase.NOTIFY:
         updates.update(status=EpisodeStatus.COMPLETED, completed_at=now)

@@ -72,9 +72,9 @@ def store(episode: Episode, result: ExtractionResult) -> PhaseOutcome:
             for ordinal, candidate in enumerate(result.candidates)
         ]
     )
-    Episode.objects.filter(pk=episode.pk).update(summary=result.summary, key_learnings=result.key_learnings)
     return PhaseOutcome(
         counts={"candidates": len(result.candidates)},
+        episode_fields={"summary": result.summary, "key_learnings": result.key_learnings},
         llm_calls=result.llm_calls,
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,

@@ -183,12 +183,12 @@ def store(episode: Episode, data: Embedded) -> PhaseOutcome:
     Passage.objects.bulk_create(data.passages)
     Memory.objects.bulk_update(data.memories, ["embedding"])
     indexed = Memory.objects.filter(episode=episode, indexed_at__isnull=True).update(indexed_at=now)
-    Episode.objects.filter(pk=episode.pk).update(summary_embedding=data.summary, indexed_at=now)
     return PhaseOutcome(
+        episode_fields={"summary_embedding": data.summary, "indexed_at": now},
         counts={
             "messages_embedded": sum(1 for message in data.messages if message.embedding is not None),
             "filler": sum(1 for message in data.messages if message.filler),
             "passages": len(data.passages),
             "memories_indexed": indexed,
-        }
+        },
     )

@@ -72,7 +72,7 @@ def test_the_lease_keeper_renews_the_leases_of_running_phases(
 ) -> None:
     settings.MEMHQ_CLAIM_LEASE_S = 0.6  # renewed every 0.2 s
     episode = make_episode(project, MESSAGES)
-    _, token = claim_phase(str(episode.pk), EpisodePhase.PERSIST)
+    _, token, _ = claim_phase(str(episode.pk), EpisodePhase.PERSIST)
     assert token is not None
     first = Episode.objects.get(pk=episode.pk).claim_expires_at
     keeper = LeaseKeeper()

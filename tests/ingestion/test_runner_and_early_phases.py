@@ -3,6 +3,8 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime, timedelta
 
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from ingestion.claims import leases, process_start
@@ -64,9 +66,24 @@ def test_a_fresh_claim_held_by_another_worker_is_respected(project: Project) -> 
     assert claim_phase(str(episode.pk), EpisodePhase.PERSIST)[0] == Claim.BUSY
 
 
+def test_the_claim_returns_the_episode_as_it_left_it(project: Project) -> None:
+    """The claim and the read of the episode are one statement (UPDATE … RETURNING)."""
+    episode = make_episode(project, MESSAGES)
+    with CaptureQueriesContext(connection) as queries:
+        claim, token, claimed = claim_phase(str(episode.pk), EpisodePhase.PERSIST)
+    assert claim == Claim.CLAIMED and claimed is not None
+    assert [q["sql"].split()[0] for q in queries.captured_queries] == ["UPDATE"]
+    assert "RETURNING" in queries.captured_queries[0]["sql"]
+    stored = Episode.objects.get(pk=episode.pk)
+    assert claimed.progressed_at == token == stored.progressed_at
+    assert (claimed.phase_running, claimed.status, claimed.attempts) == (EpisodePhase.PERSIST, "running", 1)
+    assert claimed.claim_expires_at == stored.claim_expires_at and claimed.raw_body == stored.raw_body
+    assert "summary_embedding" in claimed.get_deferred_fields()
+
+
 def test_a_claim_this_process_holds_while_running_the_phase_is_respected(project: Project) -> None:
     episode = make_episode(project, MESSAGES)
-    claim, token = claim_phase(str(episode.pk), EpisodePhase.PERSIST)
+    claim, token, _ = claim_phase(str(episode.pk), EpisodePhase.PERSIST)
     assert claim == Claim.CLAIMED and token is not None
     leases.hold(str(episode.pk), EpisodePhase.PERSIST, token)  # what run_phase does while the phase runs
     try:
@@ -126,8 +143,8 @@ def test_anchor_dates_falls_back_to_the_time_received(project: Project) -> None:
 def test_a_worker_never_stores_into_a_claim_taken_over_by_another(project: Project, settings: object) -> None:
     episode = make_episode(project, MESSAGES)
     settings.MEMHQ_CLAIM_LEASE_S = -1  # type: ignore[attr-defined]
-    _, first = claim_phase(str(episode.pk), EpisodePhase.PERSIST)
-    _, second = claim_phase(str(episode.pk), EpisodePhase.PERSIST)  # a second worker takes the stale claim
+    _, first, _ = claim_phase(str(episode.pk), EpisodePhase.PERSIST)
+    _, second, _ = claim_phase(str(episode.pk), EpisodePhase.PERSIST)  # a second worker takes the stale claim
     assert first is not None and second is not None and first != second
     release_phase(str(episode.pk), EpisodePhase.PERSIST, first)  # the first worker's release is a no-op
     assert Episode.objects.get(pk=episode.pk).phase_running == EpisodePhase.PERSIST
@@ -140,7 +157,7 @@ def test_a_store_that_collides_with_the_new_holders_writes_is_a_lost_claim_not_a
     while it computed fails in its store (the messages the new holder inserted) and must step aside."""
     episode = make_episode(project, MESSAGES)
     settings.MEMHQ_CLAIM_LEASE_S = -1  # type: ignore[attr-defined]
-    _, first = claim_phase(str(episode.pk), EpisodePhase.PERSIST)
+    _, first, _ = claim_phase(str(episode.pk), EpisodePhase.PERSIST)
     assert first is not None
     assert run_phase(str(episode.pk), EpisodePhase.PERSIST, persist) == Claim.CLAIMED  # took it over
     assert _run_claimed(str(episode.pk), EpisodePhase.PERSIST, persist, first) == Claim.BUSY
