@@ -10,7 +10,10 @@ when the worker holds no task, a queue it consumes has messages, and none arrive
 connection error in the loop. That is Celery's own recovery for a lost connection: the consumer closes the
 connection (unacknowledged messages go back to their queue), connects again and subscribes again. A worker
 that is busy, or whose queues are empty, is never judged: a healthy idle worker takes a waiting message
-within milliseconds, so the condition holding for the whole period means the consumer is stuck.
+within milliseconds, so the condition holding for the whole period means the consumer is stuck. "Holds no
+task" is Celery's reserved requests: a retry waiting for its countdown is not one, and does not stop the
+consumer from taking more (its prefetch limit is raised for it), as long as ``worker_eta_task_limit`` and
+``worker_disable_prefetch`` stay unset. Only under the prefork/solo event loop (the Procfile's workers).
 """
 
 from __future__ import annotations
@@ -50,16 +53,18 @@ class ConsumerWatchdog(bootsteps.StartStopStep):
 
     def __init__(self, parent: Any, **kwargs: Any) -> None:
         self.tref: Any = None
+        self.consumer = parent
         self.quiet_since = time.monotonic()
-        signals.task_received.connect(self.received, weak=False)
+        signals.task_received.connect(self.received, weak=False, dispatch_uid=f"consumer-watchdog-{id(self)}")
         super().__init__(parent, **kwargs)
 
-    def received(self, **kwargs: Any) -> None:
-        self.quiet_since = time.monotonic()
+    def received(self, sender: Any = None, **kwargs: Any) -> None:
+        if sender is self.consumer:
+            self.quiet_since = time.monotonic()
 
     def start(self, c: Any) -> None:
         stall_s = float(settings.MEMHQ_CONSUMER_STALL_S)
-        if stall_s <= 0:
+        if stall_s <= 0 or c.hub is None:  # no event loop (gevent/eventlet): a raise would only be logged
             return
         self.quiet_since = time.monotonic()  # a fresh connection gets the whole period
         self.tref = c.timer.call_repeatedly(max(stall_s / 4, 0.5), self.check, (c, stall_s), priority=10)

@@ -80,6 +80,7 @@ class Claim:
 def _update_returning(queryset: QuerySet[Episode], values: dict[str, Any]) -> Episode | None:
     """``queryset.update(**values)`` that also returns the updated row (its summary vector deferred) in the
     same statement, ``UPDATE … RETURNING``: the claim and the read of the episode were two round trips."""
+    assert values, "an UPDATE needs columns to set"
     using = router.db_for_write(Episode) or "default"
     query = queryset.query.chain(UpdateQuery)
     assert isinstance(query, UpdateQuery)
@@ -243,6 +244,8 @@ def _record_done(
     stats["prompt_tokens"] = stats.get("prompt_tokens", 0) + outcome.prompt_tokens
     stats["completion_tokens"] = stats.get("completion_tokens", 0) + outcome.completion_tokens
     now = timezone.now()
+    protocol = {"phase_done", "phase_running", "progressed_at", "stats", *CLEARED}
+    assert not outcome.episode_fields.keys() & protocol, "a phase never writes the claim's own columns"
     updates: dict[str, Any] = {
         "phase_done": phase,
         "phase_running": None,

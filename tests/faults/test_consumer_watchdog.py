@@ -9,12 +9,12 @@ from pathlib import Path
 
 from rest_framework.test import APIClient
 
-from memhq.models import Episode
+from memhq.models import Episode, EpisodePhase
 from tests.support.redis_server import redis_server
 from tests.support.worker import relay_process, slow_worker_process, worker_env
 
 STALL_S = 2.0
-WEDGE_AFTER = 3  # tasks received: the episode's fourth phase is never asked for
+WEDGE_AFTER = 3  # tasks received (start, persist, anchor dates): extract is never asked for
 COMPLETION_TIMEOUT_S = 30.0
 CONTROL_WAIT_S = 4 * STALL_S
 
@@ -54,5 +54,6 @@ def test_without_the_watchdog_the_wedged_consumer_leaves_the_episode_waiting(
     transactional_db: None, api: APIClient, tmp_path: Path
 ) -> None:
     episode, log = ingest_with_a_wedged_consumer(api, tmp_path, 0, CONTROL_WAIT_S)
-    assert episode.status == "running" and episode.phase_done <= WEDGE_AFTER, log[-4000:]
+    assert (episode.status, episode.phase_done) == ("running", EpisodePhase.ANCHOR_DATES), log[-4000:]
+    assert "ingestion.extract[" not in log
     assert "consumer stalled" not in log
