@@ -22,10 +22,12 @@ import logging
 import time
 from typing import Any
 
-from celery import bootsteps, signals
+from celery import signals
 from celery.worker import state
 from django.conf import settings
 from kombu.exceptions import ChannelError
+
+from ingestion.consumer_step import RepeatingConsumerStep
 
 logger = logging.getLogger(__name__)
 
@@ -46,13 +48,10 @@ def waiting_messages(consumer: Any) -> int:
     return total
 
 
-class ConsumerWatchdog(bootsteps.StartStopStep):
-    """Runs while the consumer consumes: started after it subscribed, stopped when its connection is lost."""
-
-    requires = ("celery.worker.consumer.tasks:Tasks",)
+class ConsumerWatchdog(RepeatingConsumerStep):
+    """Reconnects the consumer when it stopped taking the messages waiting for it."""
 
     def __init__(self, parent: Any, **kwargs: Any) -> None:
-        self.tref: Any = None
         self.consumer = parent
         self.quiet_since = time.monotonic()
         signals.task_received.connect(self.received, weak=False, dispatch_uid=f"consumer-watchdog-{id(self)}")
@@ -67,15 +66,7 @@ class ConsumerWatchdog(bootsteps.StartStopStep):
         if stall_s <= 0 or c.hub is None:  # no event loop (gevent/eventlet): a raise would only be logged
             return
         self.quiet_since = time.monotonic()  # a fresh connection gets the whole period
-        self.tref = c.timer.call_repeatedly(max(stall_s / 4, 0.5), self.check, (c, stall_s), priority=10)
-
-    def stop(self, c: Any) -> None:
-        if self.tref is not None:
-            self.tref.cancel()
-            self.tref = None
-
-    def shutdown(self, c: Any) -> None:
-        self.stop(c)
+        self.repeat(c, max(stall_s / 4, 0.5), self.check, stall_s)
 
     def check(self, c: Any, stall_s: float) -> None:
         now = time.monotonic()

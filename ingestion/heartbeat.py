@@ -11,10 +11,11 @@ import os
 from datetime import timedelta
 from typing import Any
 
-from celery import bootsteps
 from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
+
+from ingestion.consumer_step import RepeatingConsumerStep
 
 logger = logging.getLogger(__name__)
 
@@ -35,29 +36,21 @@ def live_workers() -> int:
     return WorkerHeartbeat.objects.filter(seen_at__gte=fresh).count()
 
 
-class Heartbeat(bootsteps.StartStopStep):
-    """Runs while the consumer consumes: started after it subscribed, stopped when its connection is lost."""
-
-    requires = ("celery.worker.consumer.tasks:Tasks",)
+class Heartbeat(RepeatingConsumerStep):
+    """Writes this worker's heartbeat row while the consumer consumes."""
 
     def __init__(self, parent: Any, **kwargs: Any) -> None:
-        self.tref: Any = None
         self.started_at = timezone.now()
         super().__init__(parent, **kwargs)
 
     def start(self, c: Any) -> None:
         self.beat(c)
-        self.tref = c.timer.call_repeatedly(settings.MEMHQ_WORKER_HEARTBEAT_S, self.beat, (c,), priority=10)
-
-    def stop(self, c: Any) -> None:
-        if self.tref is not None:
-            self.tref.cancel()
-            self.tref = None
+        self.repeat(c, settings.MEMHQ_WORKER_HEARTBEAT_S, self.beat)
 
     def shutdown(self, c: Any) -> None:
         from memhq.models import WorkerHeartbeat
 
-        self.stop(c)
+        super().shutdown(c)
         try:
             WorkerHeartbeat.objects.filter(node=c.hostname, pid=os.getpid()).delete()
         except Exception:
