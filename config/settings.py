@@ -254,6 +254,8 @@ MEMHQ_EMBEDDING_DIM = 384
 MEMHQ_EMBED_THREADS = env_int("MEMHQ_EMBED_THREADS", 1)
 # Recall's query through int8 kernels (memhq.ai.int8_kernels): 2-3x faster, cosine >= 0.99 to fp32.
 MEMHQ_EMBED_INT8_QUERIES = env_bool("MEMHQ_EMBED_INT8_QUERIES", True)
+# Stored texts through the same int8 kernels, one text per run (memhq.ai.int8_kernels).
+MEMHQ_EMBED_INT8_TEXTS = env_bool("MEMHQ_EMBED_INT8_TEXTS", True)
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "") or None
 OPENAI_API_KEY = env_str("OPENAI_API_KEY", "")
 OPENAI_MODEL = env_str("OPENAI_MODEL", "gpt-4o-mini")

@@ -10,8 +10,8 @@ Measured on one core (``LocalMiniLMEmbedder.embed_query``, short questions in a 
 inside recall at 100k memories (colder caches) 8.1 → 4.7 ms; over HTTP at 100k, p50 23.3-24.0 → 19.3-21.2
 ms. Against the fp32 vectors of the same texts, the 400 first locomo-dev questions measured cosine
 0.989-0.998 (median 0.995); one-word texts ("ok", "yes") 0.977-0.988. The activations share one
-quantisation scale per run, so a text's vector would depend on the other texts of its batch: only single
-queries use this graph, stored vectors (batched, at ingestion) keep the fp32 arithmetic.
+quantisation scale per run, so a text's vector would depend on the other texts of its batch: this graph is
+only ever run on one text at a time (queries, and stored texts with ``MEMHQ_EMBED_INT8_TEXTS``).
 
 What it costs in retrieval: locomo-dev, two ingests, each asked with int8 then fp32 query vectors (the
 same stored vectors): frac@10 0.8260 vs 0.8277 and 0.8246 vs 0.8258, all@10 0.774 vs 0.778 and 0.771 vs

@@ -101,10 +101,47 @@ def test_without_int8_queries_a_query_is_embedded_like_a_stored_text() -> None:
 
 def test_the_setting_turns_int8_queries_off(settings: Any) -> None:
     settings.MEMHQ_EMBED_INT8_QUERIES = False
+    settings.MEMHQ_EMBED_INT8_TEXTS = False
     get_local_embedder.cache_clear()
     try:
         embedder = get_local_embedder()
         np.testing.assert_array_equal(embedder.embed_query(TEXTS[2]), embedder.embed([TEXTS[2]])[0])
+    finally:
+        get_local_embedder.cache_clear()
+
+
+def test_int8_texts_are_embedded_one_per_run_like_a_query() -> None:
+    """A stored text's vector never depends on the other texts of the call (the int8 activations share
+    one scale per run), and equals the query vector of the same text: stored and asked go the same way."""
+    embedder = LocalMiniLMEmbedder(int8_queries=True, int8_texts=True)
+    together = embedder.embed(TEXTS)
+    for text, vector in zip(TEXTS, together, strict=True):
+        np.testing.assert_array_equal(vector, embedder.embed([text])[0])
+        np.testing.assert_array_equal(vector, embedder.embed_query(text))
+        assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
+
+
+def test_with_both_settings_on_the_fp32_session_is_never_built() -> None:
+    embedder = LocalMiniLMEmbedder(int8_queries=True, int8_texts=True)
+    embedder.embed(TEXTS)
+    embedder.embed_query(TEXTS[0])
+    assert embedder._fp32_session is None and embedder._int8_session is not None  # ~170 MB not held
+
+
+def test_int8_texts_stay_close_to_the_fp32_vectors(int8_embedder: LocalMiniLMEmbedder) -> None:
+    """Vectors stored before the setting was turned on (fp32) stay comparable with the new ones."""
+    int8_texts = LocalMiniLMEmbedder(int8_texts=True).embed(TEXTS)
+    fp32 = int8_embedder.embed(TEXTS)
+    for text, new, old in zip(TEXTS, int8_texts, fp32, strict=True):
+        assert float(new @ old) >= (0.99 if len(text.split()) > 2 else 0.97), text
+
+
+def test_the_setting_turns_int8_texts_on(settings: Any) -> None:
+    settings.MEMHQ_EMBED_INT8_TEXTS = True
+    get_local_embedder.cache_clear()
+    try:
+        embedder = get_local_embedder()
+        np.testing.assert_array_equal(embedder.embed([TEXTS[2]])[0], embedder.embed_query(TEXTS[2]))
     finally:
         get_local_embedder.cache_clear()
 

@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 BENCHMARKS = {
     "add": "tooling.bench.add",
+    "episode": "tooling.bench.long_episode",
     "ingest": "tooling.bench.ingest",
     "partitions": "tooling.bench.partitions",
     "recall": "tooling.bench.recall",
