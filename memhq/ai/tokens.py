@@ -51,7 +51,19 @@ def verify_sha256(path: Path, expected: str) -> None:
     """Raise :class:`ModelIntegrityError` unless ``path`` exists and hashes to ``expected``."""
     if not path.is_file():
         raise ModelIntegrityError(f"model file not found: {path}")
-    actual = file_sha256(path)
+    _check(path, file_sha256(path), expected)
+
+
+def read_verified(path: Path, expected: str) -> bytes:
+    """``path``'s bytes, read once and hashed: what is checked is what the caller loads."""
+    if not path.is_file():
+        raise ModelIntegrityError(f"model file not found: {path}")
+    data = path.read_bytes()
+    _check(path, hashlib.sha256(data).hexdigest(), expected)
+    return data
+
+
+def _check(path: Path, actual: str, expected: str) -> None:
     if actual != expected.lower():
         raise ModelIntegrityError(
             f"sha256 mismatch for {path}: expected {expected}, got {actual}; the file is corrupt or not the "

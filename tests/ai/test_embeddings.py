@@ -110,9 +110,10 @@ def tampered_copy(source: Path, directory: Path) -> Path:
     return copy
 
 
-def test_tampered_model_file_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("int8_texts", [True, False])
+def test_tampered_model_file_is_refused(tmp_path: Path, int8_texts: bool) -> None:
     with pytest.raises(ModelIntegrityError, match="sha256 mismatch"):
-        LocalMiniLMEmbedder(model_path=tampered_copy(default_model_path(), tmp_path))
+        LocalMiniLMEmbedder(model_path=tampered_copy(default_model_path(), tmp_path), int8_texts=int8_texts)
 
 
 def test_tampered_tokenizer_file_is_refused(tmp_path: Path) -> None:

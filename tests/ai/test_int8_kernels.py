@@ -138,6 +138,7 @@ def test_int8_texts_stay_close_to_the_fp32_vectors(int8_embedder: LocalMiniLMEmb
 
 def test_the_setting_turns_int8_texts_on(settings: Any) -> None:
     settings.MEMHQ_EMBED_INT8_TEXTS = True
+    settings.MEMHQ_EMBED_INT8_QUERIES = True
     get_local_embedder.cache_clear()
     try:
         embedder = get_local_embedder()

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ingestion.phases import MODULES
-from ingestion.runner import run_phase
+from ingestion.runner import Claim, run_phase
 from memhq.ai.embeddings import LocalMiniLMEmbedder
 from memhq.services.episodes import episode_create
 from memhq.services.tenancy import project_create
@@ -91,7 +91,9 @@ def time_episode(project: Any, episode: EvalEpisode, clock: EmbeddingClock) -> d
     clock.seconds = 0.0
     for phase, module in MODULES.items():
         started = time.perf_counter()
-        run_phase(str(stored.episode.pk), phase, module)
+        outcome = run_phase(str(stored.episode.pk), phase, module)
+        if outcome != Claim.CLAIMED:  # a worker of another stack on this database took it: no figure
+            raise ValueError(f"{episode.episode_id}: phase {phase.label} was not run here ({outcome})")
         phases[phase.label] = round(time.perf_counter() - started, 3)
     return {
         "episode": episode.episode_id,
