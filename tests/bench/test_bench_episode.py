@@ -48,7 +48,8 @@ def test_the_median_length_episodes_are_chosen_unless_named(tmp_path: Path) -> N
 def test_each_phase_and_the_embedder_are_timed_and_nothing_is_left(tmp_path: Path) -> None:
     lines: list[str] = []
     options: dict[str, Any] = {"data": write_data(tmp_path), "episodes": 1, "episode": ["long"], "warmup": 1}
-    document = long_episode.run({**options, "json": tmp_path / "out.json"}, lines.append)
+    outputs = {"json": tmp_path / "out.json", "plot": tmp_path / "out.png"}
+    document = long_episode.run({**options, **outputs}, lines.append)
     [timed] = document["runs"]
     assert timed["episode"] == "long" and timed["messages"] == len(TURNS)
     assert len(timed["phases_s"]) == 7 and "Index" in timed["phases_s"]
@@ -56,4 +57,5 @@ def test_each_phase_and_the_embedder_are_timed_and_nothing_is_left(tmp_path: Pat
     assert document["median_s"] == timed["seconds"]
     assert json.loads((tmp_path / "out.json").read_text())["runs"] == document["runs"]
     assert any("1/1" in line for line in lines)
+    assert (tmp_path / "out.png").read_bytes().startswith(b"\x89PNG")
     assert not Project.objects.exists() and not Episode.objects.exists()  # the bench's project is deleted

@@ -1,12 +1,12 @@
-"""``memhq_bench episode``: the seven phases of a few long episodes, in this process, phase by phase.
+"""``memhq_bench episode``: the seven phases of a data set's typical episodes, in one process, phase by phase.
 
 Reads a data set in the evaluation format (``--data DIR``: its ``episodes.jsonl``, read by path, never
 copied) and takes the ``--episodes`` sessions whose message counts are nearest the data set's median, so the
-figure is a typical episode's (or those named by ``--episode``). Each
-is stored as ``/add`` stores it and run through every phase with ``ingestion.runner.run_phase``, as a worker
-would, but in one process with no broker, so the figure is the phases' own work. ``--warmup`` episodes go
-first and are not counted (models load, caches fill). Reports per-episode and median seconds per phase, and
-the time spent in the local embedding model (``LocalMiniLMEmbedder.embed``) beside the phases.
+figure is a typical episode's (or those named by ``--episode``). Each is stored as ``/add`` stores it and run
+through every phase with ``ingestion.runner.run_phase``, as a worker would, but in one process with no
+broker, so the figure is the phases' own work. ``--warmup`` episodes go first and are not counted (models
+load, caches fill). Reports per-episode and median seconds per phase, and the time spent in the local
+embedding model (``LocalMiniLMEmbedder.embed``) beside the phases.
 """
 
 from __future__ import annotations
@@ -152,5 +152,6 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
         from tooling.bench import plot  # matplotlib is a dev requirement: imported only when asked for
 
         medians = {name: seconds * 1000 for name, seconds in document["phase_median_s"].items()}
-        write(f"plot: {plot.save(options['plot'], 'long episode', charts=[Bars('phase medians', medians)])}")
+        chart = Bars("phase medians", medians)
+        write(f"plot: {plot.save(options['plot'], 'episode phases, in process', charts=[chart])}")
     return document
