@@ -187,7 +187,6 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
-
 # Celery: every task is idempotent, so acks_late + reject_on_worker_lost; results live in tables.
 _redis_url = localservers.resolve("REDIS_URL", MEMHQ_SERVERS_FILE)
 # Without one, a Unix socket that cannot exist, named so that the connection error says what is missing.
@@ -252,9 +251,8 @@ MEMHQ_EMBEDDINGS = env_choice("MEMHQ_EMBEDDINGS", "local", ("local", "openai"))
 MEMHQ_EMBEDDING_DIM = 384
 # onnxruntime threads per local embedding call (see memhq/ai/embeddings.py and docs/configuration.md).
 MEMHQ_EMBED_THREADS = env_int("MEMHQ_EMBED_THREADS", 1)
-# Recall's query through int8 kernels (memhq.ai.int8_kernels): 2-3x faster, cosine >= 0.99 to fp32.
+# Recall's query, and stored texts one per run, on int8 kernels (memhq.ai.int8_kernels; cosine >= 0.99).
 MEMHQ_EMBED_INT8_QUERIES = env_bool("MEMHQ_EMBED_INT8_QUERIES", True)
-# Stored texts through the same int8 kernels, one text per run (memhq.ai.int8_kernels).
 MEMHQ_EMBED_INT8_TEXTS = env_bool("MEMHQ_EMBED_INT8_TEXTS", True)
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL", "") or None
 OPENAI_API_KEY = env_str("OPENAI_API_KEY", "")

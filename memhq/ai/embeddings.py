@@ -167,7 +167,7 @@ class LocalMiniLMEmbedder:
         if session is None:  # built once; the lock only for the build
             with self._lock:
                 if self._fp32_session is None:
-                    self._fp32_session = self._checked(self._verified_bytes())
+                    self._fp32_session = self._checked(read_verified(*self._source))
                 session = self._fp32_session
         return session
 
@@ -178,15 +178,12 @@ class LocalMiniLMEmbedder:
         if session is None:
             with self._lock:
                 if self._int8_session is None:
-                    rewritten = int8_kernels.rewrite(self._verified_bytes())
+                    rewritten = int8_kernels.rewrite(read_verified(*self._source))
                     self._int8_session = (
                         self._checked(rewritten.model) if rewritten.replaced else self._fp32()
                     )
                 session = self._int8_session
         return session
-
-    def _verified_bytes(self) -> bytes:
-        return read_verified(*self._source)
 
     def _checked(self, model: bytes) -> ort.InferenceSession:
         session = ort.InferenceSession(model, self._options, providers=["CPUExecutionProvider"])

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -99,15 +101,22 @@ def test_without_int8_queries_a_query_is_embedded_like_a_stored_text() -> None:
         np.testing.assert_array_equal(plain.embed_query(text), plain.embed([text])[0])
 
 
-def test_the_setting_turns_int8_queries_off(settings: Any) -> None:
-    settings.MEMHQ_EMBED_INT8_QUERIES = False
-    settings.MEMHQ_EMBED_INT8_TEXTS = False
+@contextlib.contextmanager
+def process_embedder(settings: Any, *, queries: bool, texts: bool) -> Iterator[LocalMiniLMEmbedder]:
+    """The process-wide embedder as built under these two settings (and forgotten afterwards)."""
+    settings.MEMHQ_EMBED_INT8_QUERIES = queries
+    settings.MEMHQ_EMBED_INT8_TEXTS = texts
     get_local_embedder.cache_clear()
     try:
-        embedder = get_local_embedder()
-        np.testing.assert_array_equal(embedder.embed_query(TEXTS[2]), embedder.embed([TEXTS[2]])[0])
+        yield get_local_embedder()
     finally:
         get_local_embedder.cache_clear()
+
+
+def test_the_settings_turn_int8_off(settings: Any) -> None:
+    with process_embedder(settings, queries=False, texts=False) as embedder:
+        np.testing.assert_array_equal(embedder.embed_query(TEXTS[2]), embedder.embed([TEXTS[2]])[0])
+        assert embedder._int8_session is None
 
 
 def test_int8_texts_are_embedded_one_per_run_like_a_query() -> None:
@@ -137,14 +146,9 @@ def test_int8_texts_stay_close_to_the_fp32_vectors(int8_embedder: LocalMiniLMEmb
 
 
 def test_the_setting_turns_int8_texts_on(settings: Any) -> None:
-    settings.MEMHQ_EMBED_INT8_TEXTS = True
-    settings.MEMHQ_EMBED_INT8_QUERIES = True
-    get_local_embedder.cache_clear()
-    try:
-        embedder = get_local_embedder()
+    with process_embedder(settings, queries=True, texts=True) as embedder:
         np.testing.assert_array_equal(embedder.embed([TEXTS[2]])[0], embedder.embed_query(TEXTS[2]))
-    finally:
-        get_local_embedder.cache_clear()
+        assert embedder._fp32_session is None
 
 
 def _tiny_model(weight: np.ndarray, *, dequantised: bool) -> bytes:
