@@ -22,10 +22,11 @@ first 128 tokens of an embedded passage (``memhq.ai.embeddings.MAX_TOKENS``); al
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Final
 
-from memhq.ai.tokens import count_tokens_batch
+from memhq.ai.tokens import token_starts
 
 #: Messages longer than this are indexed as passages.
 SPLIT_ABOVE_TOKENS: Final = 250
@@ -73,20 +74,30 @@ def _blocks(text: str) -> list[tuple[int, int, bool]]:
     return [(s, e, code) for s, e, code in blocks if text[s:e].strip()]
 
 
-def _pieces(text: str) -> list[tuple[int, int]]:
+class _Counts:
+    """Token counts of slices of one text from a single encoding of it (``memhq.ai.tokens.token_starts``):
+    every cut here is at whitespace or punctuation, where a slice's tokens are the text's tokens inside it.
+    A long message used to be tokenised four times over (whole, blocks, sentences, pieces)."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = token_starts(text)
+
+    def __call__(self, start: int, end: int) -> int:
+        return bisect_left(self.starts, end) - bisect_left(self.starts, start)
+
+
+def _pieces(text: str, counts: _Counts) -> list[tuple[int, int]]:
     """The smallest pieces that need no cut inside them, in order (each ≤ MAX_TOKENS where possible)."""
-    blocks = _blocks(text)
-    sizes = count_tokens_batch([text[s:e] for s, e, _ in blocks])
     pieces: list[tuple[int, int]] = []
-    for (start, end, code), size in zip(blocks, sizes, strict=True):
-        if size <= MAX_TOKENS:
+    for start, end, code in _blocks(text):
+        if counts(start, end) <= MAX_TOKENS:
             pieces.append((start, end))
             continue
         finer = _cut(text, start, end, _LINE_END if code else _SENTENCE_END)
         if not code and len(finer) == 1:  # prose without sentence ends: lists, logs
             finer = _cut(text, start, end, _LINE_END)
-        finer_sizes = count_tokens_batch([text[s:e] for s, e in finer])
-        for (s, e), piece_size in zip(finer, finer_sizes, strict=True):
+        for s, e in finer:
+            piece_size = counts(s, e)
             pieces.extend([(s, e)] if piece_size <= MAX_TOKENS else _by_words(text, s, e, piece_size))
     return pieces
 
@@ -104,13 +115,13 @@ def _by_words(text: str, start: int, end: int, size: int) -> list[tuple[int, int
 
 def split(text: str) -> list[Passage]:
     """The passages of a message's content; ``[]`` when it is short enough to stay whole."""
-    if count_tokens_batch([text])[0] <= SPLIT_ABOVE_TOKENS:
+    counts = _Counts(text)
+    if len(counts.starts) <= SPLIT_ABOVE_TOKENS:
         return []
-    pieces = _pieces(text)
-    sizes = count_tokens_batch([text[s:e] for s, e in pieces])
     spans: list[tuple[int, int]] = []
     used = 0
-    for (start, end), size in zip(pieces, sizes, strict=True):
+    for start, end in _pieces(text, counts):
+        size = counts(start, end)
         if spans and (used + size <= MAX_TOKENS or used < MIN_TOKENS):
             spans[-1] = (spans[-1][0], end)
             used += size

@@ -15,6 +15,7 @@ from ingestion.phases.persist import parse_timestamp
 from ingestion.runner import PhaseOutcome
 from ingestion.temporal import find_time_mentions
 from memhq.models import Episode, EpisodeMessage
+from memhq.services.bulk import rows_update
 
 
 def mention_to_json(mention: Any) -> dict[str, Any]:
@@ -37,5 +38,5 @@ def compute(episode: Episode) -> list[EpisodeMessage]:
 
 
 def store(episode: Episode, messages: list[EpisodeMessage]) -> PhaseOutcome:
-    EpisodeMessage.objects.bulk_update(messages, ["document_date", "time_mentions"])
+    rows_update(messages, ["document_date", "time_mentions"])
     return PhaseOutcome(counts={"time_mentions": sum(len(message.time_mentions) for message in messages)})

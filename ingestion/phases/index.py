@@ -41,6 +41,7 @@ from ingestion.runner import PhaseOutcome
 from memhq.ai import e5
 from memhq.ai.provider import get_embedder
 from memhq.models import Episode, EpisodeMessage, Memory, Passage
+from memhq.services.bulk import rows_update
 
 
 @dataclass
@@ -178,10 +179,10 @@ def second_vectors(searched: Searched, first: dict[int, str]) -> int:
 def store(episode: Episode, data: Embedded) -> PhaseOutcome:
     now = timezone.now()
     second = ["embedding_e5"] if e5.enabled() else []
-    EpisodeMessage.objects.bulk_update(data.messages, ["embedding", "passage_count", "filler", *second])
+    rows_update(data.messages, ["embedding", "passage_count", "filler", *second])
     Passage.objects.filter(episode=episode).delete()  # a retried phase writes them again, once
     Passage.objects.bulk_create(data.passages)
-    Memory.objects.bulk_update(data.memories, ["embedding"])
+    rows_update(data.memories, ["embedding"])
     indexed = Memory.objects.filter(episode=episode, indexed_at__isnull=True).update(indexed_at=now)
     return PhaseOutcome(
         episode_fields={"summary_embedding": data.summary, "indexed_at": now},

@@ -46,6 +46,7 @@ from ingestion.runner import PhaseOutcome
 from memhq.ai.provider import get_embedder
 from memhq.models import Candidate, Episode, EpisodeMessage, Evidence, Memory, MemoryOrigin, MemoryStatus
 from memhq.selectors.nearest import cosine_distance, few_rows, nearest_each
+from memhq.services.bulk import rows_update
 from memhq.services.journal import Journal, batch_open
 from memhq.services.locks import LockNamespace, lock_user
 from memhq.services.memories import (
@@ -185,7 +186,7 @@ class Reconciler:
         memories_insert(self.created)
         new = {memory.pk for memory in self.created}
         changed = {**self.reinforced, **self.superseded}
-        Memory.objects.bulk_update(
+        rows_update(
             [memory for pk, memory in changed.items() if pk not in new], REINFORCED_FIELDS + SUPERSEDED_FIELDS
         )
         evidence_bulk_add(self.journal, self.evidence)
@@ -387,5 +388,5 @@ def store(episode: Episode, data: Prepared) -> PhaseOutcome:
     for candidate, vector in zip(data.candidates, data.vectors, strict=True):
         reconciler.decide(candidate, vector)
     reconciler.flush()
-    Candidate.objects.bulk_update(data.candidates, ["decision", "reason", "memory"])
+    rows_update(data.candidates, ["decision", "reason", "memory"])
     return PhaseOutcome(counts={"journal_entries": journal.flush()})

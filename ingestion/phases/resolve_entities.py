@@ -30,6 +30,7 @@ from ingestion.extractors.base import USER_SUBJECT
 from ingestion.runner import PhaseOutcome
 from memhq.ai.provider import get_embedder
 from memhq.models import Candidate, Entity, Episode, EpisodeMessage
+from memhq.services.bulk import rows_update
 from memhq.services.entities import (
     entities_resolve,
     normalize_name,
@@ -146,5 +147,5 @@ def store(episode: Episode, data: Resolution) -> PhaseOutcome:
             else:
                 mention["entity_id"] = str(resolved[(mention["name"], mention["type"])].pk)
         candidate.entity_ids = [mention["entity_id"] for mention in candidate.mentions]
-    Candidate.objects.bulk_update(data.candidates, ["subject", "mentions", "entity_ids"])
+    rows_update(data.candidates, ["subject", "mentions", "entity_ids"])
     return PhaseOutcome(counts={"entities": len({entity.pk for entity in resolved.values()})})

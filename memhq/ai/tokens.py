@@ -124,6 +124,15 @@ def count_tokens_batch(texts: Sequence[str]) -> list[int]:
     return [len(e.ids) for e in _tokenizer().encode_batch(list(texts), add_special_tokens=False)]
 
 
+def token_starts(text: str) -> list[int]:
+    """Where each token of ``text`` starts (character offsets, no special tokens), in order.
+
+    The tokens of a slice ``text[s:e]`` cut at whitespace or punctuation are exactly the tokens of ``text``
+    starting in ``[s, e)`` (the pre-tokenizer splits there, and WordPiece works within one pre-token), so one
+    encoding of a long text counts the tokens of all its pieces."""
+    return [start for start, _ in _encode(text).offsets] if text else []
+
+
 def truncate_to_tokens(text: str, max_tokens: int) -> str:
     """The longest prefix of ``text`` with at most ``max_tokens`` tokens, cut between words when possible.
 

@@ -25,6 +25,7 @@ from pgvector.django import VectorField
 from memhq.models import Entity
 from memhq.selectors.lateral import column, for_each
 from memhq.selectors.nearest import cosine_distance, few_rows
+from memhq.services.bulk import rows_update
 
 ENTITY_MATCH_COSINE = 0.88
 ENTITY_MATCH_TRIGRAM = 0.6
@@ -217,7 +218,7 @@ class _Resolver:
             row.mention_count += entity.mention_count
             final[entity.pk] = row
             changed.append(row)
-        Entity.objects.bulk_update(changed, ["mention_count", "aliases", "normalized_aliases"])
+        rows_update(changed, ["mention_count", "aliases", "normalized_aliases"])
         return final
 
     def _insert(self) -> list[tuple[Entity, Entity]]:

@@ -72,3 +72,17 @@ def test_filler_is_chatter_or_an_assistants_empty_question_back_and_nothing_with
 def test_first_passage_of_a_huge_message_is_cut_from_its_head_alone() -> None:
     text = prose(2000)  # far more than FIRST_PASSAGE_WITHIN_CHARS
     assert passages.first_passage(text) == f"{passages.split(text)[0].text} …"
+
+
+def test_one_encoding_counts_every_piece_as_tokenising_it_alone_would() -> None:
+    """split() counts the tokens of its blocks, sentences and pieces from one encoding of the message; that
+    holds because every cut is at whitespace or punctuation (code, accents, CJK and a long word included)."""
+    code = "```js\nconst total = items.reduce((sum, x) => sum + x.price, 0);\n```"
+    odd = f"Café naïve résumé 東京タワー {'x' * 150} end."
+    text = f"{prose(20)}\n\n{code}\n\n{odd}\n" + "- a list line\n" * 40
+    counts = passages._Counts(text)
+    pieces = passages._pieces(text, counts)
+    assert len(pieces) > 10
+    for start, end in pieces:
+        assert counts(start, end) == count_tokens(text[start:end])
+    assert len(counts.starts) == count_tokens(text)
