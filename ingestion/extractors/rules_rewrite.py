@@ -106,6 +106,10 @@ _PREPOSITION_BEFORE_BARE_DATE: Final = frozenset(
         "during",
         "over",
         "at",
+        "for",  # "set for March 1" → "set for 1 March 2024", not "for on 1 March 2024"
+        "to",  # "pushed it to Friday"
+        "between",
+        "than",  # "no later than June 3"
     }
 )
 

@@ -278,3 +278,16 @@ def test_an_unclosed_fence_blanks_the_rest_and_offsets_stay_those_of_the_content
     assert [c.claim for c in result.candidates] == ["User lives in Lisbon."]
     found = result.candidates[0]
     assert text[found.span_start : found.span_end].startswith("I live in Lisbon")
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("My thesis defense is scheduled for March 4, 2024.", "for 4 March 2024"),
+        ("I pushed my dentist appointment to March 4, 2024.", "to 4 March 2024"),
+    ],
+)
+def test_a_date_after_for_or_to_keeps_its_bare_form(content: str, expected: str) -> None:
+    claims = [cand.claim for cand in one(content)]
+    assert claims and all(" on 4 March" not in claim for claim in claims)
+    assert any(expected in claim for claim in claims), claims
