@@ -13,6 +13,7 @@ The web server is a gunicorn started as the Procfile does; the workers are one `
 from __future__ import annotations
 
 import http.client
+import itertools
 import json
 import os
 import statistics
@@ -21,6 +22,7 @@ import threading
 import time
 from argparse import ArgumentParser
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -180,6 +182,37 @@ def plot_run(path: Path, project: Project, document: dict[str, Any], rate: float
     return plot.save(path, "ingestion", latencies=[freshness_series], rates=[completed], charts=[phases])
 
 
+def hops(project: Project, prefix: str) -> dict[str, Any]:
+    """What the chain itself costs, from each episode's completion record (``stats``: when each phase's claim
+    started, how long its work took): /add → the first claim (the relay's publish, the broker, a worker
+    taking it), each phase's end → the next claim (commit, the chain's next publish, the broker, the claim),
+    and per episode the time from /add to completion that no phase spent working. Read off the freshness
+    run, where workers are idle when an episode arrives, so a gap is the hop, not a queue."""
+    first_claim, between, overhead = [], [], []
+    episodes = Episode.objects.filter(project=project, user_id__startswith=prefix, completed_at__isnull=False)
+    for received, completed, stats in episodes.values_list("received_at", "completed_at", "stats"):
+        if completed is None or not stats:
+            continue
+        started = {phase: datetime.fromisoformat(at) for phase, at in stats.get("started_at", {}).items()}
+        took = {phase: float(ms) for phase, ms in stats.get("timings_ms", {}).items()}
+        if not all(phase in started and phase in took for phase in PHASES):
+            continue  # a retried or partly recorded episode
+        first_claim.append((started[PHASES[0]] - received).total_seconds() * 1000)
+        for before, after in itertools.pairwise(PHASES):
+            ended = started[before] + timedelta(milliseconds=took[before])
+            between.append((started[after] - ended).total_seconds() * 1000)
+        overhead.append((completed - received).total_seconds() * 1000 - sum(took.values()))
+    if not overhead:
+        return {"episodes": 0}
+    return {
+        "episodes": len(overhead),
+        "to_first_claim_ms_p50": round(statistics.median(first_claim), 1),
+        "between_phases_ms_p50": round(statistics.median(between), 1),
+        "between_phases_ms_p95": round(percentile(between, 95), 1),
+        "per_episode_ms_p50": round(statistics.median(overhead), 1),
+    }
+
+
 def freshness(project: Project, prefix: str) -> dict[str, Any]:
     lags = lags_s(project, prefix)
     return {
@@ -213,6 +246,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
         document: dict[str, Any] = {
             "throughput": throughput(project, "tp-"),
             "freshness": {"offered_per_s": rate, **freshness(project, "lat-")},
+            "chain_overhead": hops(project, "lat-"),
             "http_errors": sender.errors,
             "targets": {"episodes_per_s": TARGET_EPISODES_PER_S, "p95_s": TARGET_P95_S},
         }
@@ -221,11 +255,17 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
     finally:
         project.delete()
     write(json.dumps(document, indent=2))
-    tp, fr = document["throughput"], document["freshness"]
+    tp, fr, hop = document["throughput"], document["freshness"], document["chain_overhead"]
     write(
         f"\n{tp['episodes_per_s']} episodes/s (target ≥ {TARGET_EPISODES_PER_S}); "
         f"/add → indexed_at at {rate}/s: p50 {fr['p50_s']} s, p95 {fr['p95_s']} s (target ≤ {TARGET_P95_S} s)"
     )
+    if hop.get("episodes"):
+        write(
+            f"chain overhead at {rate}/s: /add → first claim p50 {hop['to_first_claim_ms_p50']} ms, between "
+            f"phases p50 {hop['between_phases_ms_p50']} ms (p95 {hop['between_phases_ms_p95']}), "
+            f"per episode p50 {hop['per_episode_ms_p50']} ms not spent in a phase"
+        )
     if options.get("json"):
         write_json(options["json"], document)
     return document
