@@ -37,17 +37,16 @@ def rows_update(objects: Sequence[Model], fields: Sequence[str]) -> int:
         raise ValueError("rows_update writes saved rows: every object needs its primary key")
     alias = router.db_for_write(model)
     connection = connections[alias]
-    meta = model._meta
-    assert meta.pk is not None  # a saved model has one
-    targets = [meta.pk, *(_column(model, name) for name in fields)]
+    changed = [_column(model, name) for name in fields]
+    if any(field.primary_key for field in changed):
+        raise ValueError("rows_update finds rows by their primary key and never writes it")
+    targets = [_column(model, model._meta.pk.name), *changed]
     quote = connection.ops.quote_name
-    table = quote(meta.db_table)
+    table = quote(model._meta.db_table)
     casts = ", ".join(f"%s::{field.db_type(connection)}" for field in targets)
-    names = ", ".join(quote(str(field.column)) for field in targets)
-    assignments = ", ".join(
-        f"{quote(str(field.column))} = v.{quote(str(field.column))}" for field in targets[1:]
-    )
-    pk = quote(str(meta.pk.column))
+    pk, *columns = [quote(str(field.column)) for field in targets]
+    names = ", ".join([pk, *columns])
+    assignments = ", ".join(f"{column} = v.{column}" for column in columns)
     written = 0
     with connection.cursor() as cursor:
         for start in range(0, len(objects), BATCH_ROWS):
@@ -68,7 +67,8 @@ def rows_update(objects: Sequence[Model], fields: Sequence[str]) -> int:
 
 
 def _column(model: type[Model], name: str) -> Field[Any, Any]:
+    """The concrete column field ``name`` of ``model``."""
     field = model._meta.get_field(name)
-    if not isinstance(field, Field) or not field.concrete or field.primary_key or field.column is None:
-        raise ValueError(f"rows_update writes concrete columns other than the primary key, not {name!r}")
+    if not isinstance(field, Field) or not field.concrete or field.column is None:
+        raise ValueError(f"rows_update writes concrete columns, not {name!r}")
     return field

@@ -74,5 +74,7 @@ def test_rows_update_refuses_what_it_cannot_write(ingested: Any) -> None:
         rows_update([message, entity], ["filler"])
     with pytest.raises(ValueError, match="primary key"):
         rows_update([EpisodeMessage(content="unsaved")], ["content"])
-    with pytest.raises(ValueError, match="concrete columns"):
+    with pytest.raises(ValueError, match="primary key"):
         rows_update([message], ["id"])
+    with pytest.raises(ValueError, match="concrete columns"):
+        rows_update([message], ["passages"])  # a reverse relation, not a column
