@@ -220,6 +220,9 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fixup closes every connection around each task unless this is set; config/celery.py keeps
+# them as Django does between requests (DATABASE_CONN_MAX_AGE, health checks, closed after an error).
+CELERY_DB_REUSE_MAX = 1_000_000
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
