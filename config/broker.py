@@ -1,4 +1,4 @@
-"""kombu's Redis transport, with one fix: an ack that comes after its connection was lost is dropped.
+"""kombu's Redis transport, with one fix: what needs the transport after its connection was lost is dropped.
 
 When Redis goes away, the worker's consumer closes its connection, which puts every unacknowledged message
 back in its queue ("Restoring N unacknowledged message(s)") and detaches the transport from its client
@@ -12,9 +12,21 @@ Dropping that ack is right for at-least-once delivery: the message was restored 
 connection closed, or, when Redis was already gone, it stays in kombu's unacked index and is restored after
 the visibility timeout (a Redis that died without persistence lost it; the outbox sweep publishes the
 episode again). Either way the next delivery finds the phase done (``ingestion/claims.py``). A reject is
-dropped the same way. Selected in ``config/settings.py`` (``CELERY_BROKER_TRANSPORT``) for ``redis://``
-brokers, and for ``sentinel://`` ones through kombu's Sentinel transport; tested in
-``tests/faults/test_late_ack.py``.
+dropped the same way.
+
+The same detached transport ends the worker from the consumer's own cleanup. When Redis dies while the
+consumer's channel waits in BRPOP and the remote-control channel holds its auto-delete fanout queue (as
+Celery's always does), ``Connection.collect()`` detaches the transport without closing that channel: its
+close raises reading the dead BRPOP, and the transport's close stops at the control channel's queue delete.
+The ``close()`` Celery runs next closes the channel, whose restore of its unacknowledged messages builds a
+client from ``transport.client``: the same AttributeError, "Unrecoverable error" (the fault suite's broker
+restarts: CI of stop 28, 2 runs in 9 here). A restore that finds the transport detached is dropped: Redis is
+gone, and with it the messages, which the outbox sweep publishes again; had it lived, they would wait in its
+unacked index until the visibility timeout.
+
+Selected in ``config/settings.py`` (``CELERY_BROKER_TRANSPORT``) for ``redis://`` brokers, and for
+``sentinel://`` ones through kombu's Sentinel transport; tested in ``tests/faults/test_late_ack.py`` and
+``tests/faults/test_broker_close.py``.
 """
 
 from __future__ import annotations
@@ -30,9 +42,12 @@ SENTINEL_PORT = 26379
 
 
 class QoS(redis.QoS):
-    def _detached(self, delivery_tag: str, action: str) -> bool:
+    def _attached(self) -> bool:
         transport = self.channel.connection  # None once the channel is closed
-        if transport is not None and transport.client is not None:
+        return transport is not None and transport.client is not None
+
+    def _detached(self, delivery_tag: str, action: str) -> bool:
+        if self._attached():
             return False
         logger.warning(
             "broker connection lost before the %s of %s: dropped, the message will be delivered again",
@@ -49,6 +64,17 @@ class QoS(redis.QoS):
     def reject(self, delivery_tag: str, requeue: bool = False) -> None:
         if not self._detached(delivery_tag, "reject"):
             super().reject(delivery_tag, requeue=requeue)
+
+    def restore_unacked(self, client: Any = None) -> None:
+        if client is not None or self._attached():
+            super().restore_unacked(client)
+            return
+        logger.warning(
+            "broker connection lost before %d unacknowledged message(s) were restored: they stay in the "
+            "broker's unacked index and are delivered again after the visibility timeout",
+            len(self._delivered),
+        )
+        self._delivered.clear()  # as a restore leaves it; restore_unacked_once asserts it
 
 
 class Channel(redis.Channel):
