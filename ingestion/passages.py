@@ -143,6 +143,8 @@ def split(text: str) -> list[Passage]:
 #: The first passage lies within this many characters (MAX_TOKENS tokens are rarely over 1,500 characters):
 #: only this much is cut when recall shows a long message, so showing one costs no full tokenisation.
 FIRST_PASSAGE_WITHIN_CHARS: Final = 4 * 1024
+#: Ends what is shown of a message cut short.
+CUT_MARK: Final = " …"
 
 
 def first_passage(text: str) -> str:
@@ -153,5 +155,5 @@ def first_passage(text: str) -> str:
     head = text[:FIRST_PASSAGE_WITHIN_CHARS]
     passages = split(head) if len(head) < len(text) else split(text)
     if not passages:  # the head alone is short: the message is long only past it
-        return f"{head} …" if len(head) < len(text) else text
-    return f"{passages[0].text} …"
+        return f"{head}{CUT_MARK}" if len(head) < len(text) else text
+    return f"{passages[0].text}{CUT_MARK}"

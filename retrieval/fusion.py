@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from retrieval.config import RetrievalConfig
 from retrieval.items import ROLES, Item
@@ -109,7 +109,7 @@ def vote(items: Mapping[str, Item], hits: Sequence[Hit], config: RetrievalConfig
     """Step 1: every item with its own ``vote``."""
     votes = _votes(hits, config)
     return {
-        key: replace(item, vote=votes.get(key, 0.0) * _turn_weight(item, config))
+        key: item.copy_with(vote=votes.get(key, 0.0) * _turn_weight(item, config))
         for key, item in items.items()
     }
 
@@ -142,7 +142,7 @@ def spread(items: Mapping[str, Item], query: str, config: RetrievalConfig) -> di
         score = max((per_message[source] for source in item.sources), default=item.vote)
         if config.speaker_boost and named(item, query_words):
             score *= 1 + config.speaker_boost
-        scored[key] = replace(item, score=score)
+        scored[key] = item.copy_with(score=score)
     return scored
 
 
@@ -170,9 +170,9 @@ def dedupe(ordered: Sequence[Item]) -> list[Item]:
         elif item.sources and all(source in carrier for source in item.sources):
             keeper = carrier[item.sources[0]]
         if keeper is not None:
-            kept[keeper] = replace(kept[keeper], ranks={**item.ranks, **kept[keeper].ranks})
+            kept[keeper] = kept[keeper].copy_with(ranks={**item.ranks, **kept[keeper].ranks})
             continue
-        kept.append(replace(item, ranks=dict(item.ranks)))
+        kept.append(item.copy_with(ranks=dict(item.ranks)))
         if item.type == "memory":
             said.setdefault(_same_text(item.text), len(kept) - 1)
         for source in item.sources:

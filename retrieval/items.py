@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from ingestion.passages import first_passage
+from ingestion.passages import CUT_MARK, first_passage
 
 #: A message's roles: an unnamed message is anchored on its role, which is never a person's name.
 ROLES = frozenset({"user", "assistant", "system", "tool"})
@@ -40,6 +40,15 @@ class Item:
     score: float = 0.0
     vote: float = 0.0  # the item's own fused vote, before it is shared with items of the same messages
 
+    def copy_with(self, **changes: Any) -> Item:
+        """A copy with ``changes``: ``dataclasses.replace`` without its per-call walk over the fields (fusion
+        copies every candidate four times a recall, ~750 copies: replace took half of fusion's time)."""
+        if not changes.keys() <= _FIELD_NAMES:
+            raise TypeError(f"Item has no field {sorted(changes.keys() - _FIELD_NAMES)}")
+        copied = object.__new__(Item)
+        copied.__dict__.update(self.__dict__, **changes)
+        return copied
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
@@ -57,6 +66,9 @@ class Item:
                 **({"span": list(self.span)} if self.span else {}),
             },
         }
+
+
+_FIELD_NAMES = frozenset(item_field.name for item_field in fields(Item))
 
 
 def message_source(episode_id: object, index: object) -> str:
@@ -83,6 +95,17 @@ def _stored_message(row: dict[str, Any]) -> dict[str, Any]:
         "message_ids": [row["msg_caller_id"]] if row["msg_caller_id"] else [],
         "sources": [message_source(row["msg_episode_id"], row["msg_index"])],
     }
+
+
+def _message_text(row: dict[str, Any]) -> str:
+    """A message as recall shows it: whole, or a long one as its stored first passage, marked as cut (as
+    ``ingestion.passages.first_passage`` would cut it, without tokenising the message on every recall:
+    that took ~1.3 ms a message, ~85 ms a recall on long user↔assistant turns). Rows saved before the
+    column existed, or a message whose passages are gone, are cut here."""
+    if not row.get("msg_passage_count"):
+        return str(row["msg_content"])
+    first = row.get("msg_first_passage")
+    return f"{first}{CUT_MARK}" if first is not None else first_passage(row["msg_content"])
 
 
 def item_from_row(row: dict[str, Any]) -> Item:
@@ -118,7 +141,7 @@ def item_from_row(row: dict[str, Any]) -> Item:
             key=f"message:{row['message_id']}",
             id=str(row["message_id"]),
             type="message",
-            text=first_passage(row["msg_content"]) if row.get("msg_passage_count") else row["msg_content"],
+            text=_message_text(row),
             **_stored_message(row),
         )
     if row["summary_episode_id"] is not None:

@@ -93,6 +93,9 @@ SELECT p.*, h.*,
        msg.role AS msg_role, msg.caller_id AS msg_caller_id, msg.episode_id AS msg_episode_id,
        msg.document_date AS msg_date, msg.index AS msg_index, msg.passage_count AS msg_passage_count,
        msg.filler AS msg_filler,
+       CASE WHEN h.message_id IS NOT NULL AND msg.passage_count > 0
+            THEN (SELECT fp.text FROM memhq_passage fp WHERE fp.message_id = msg.id AND fp.ordinal = 0)
+       END AS msg_first_passage,
        pa.text AS pa_text, pa.start AS pa_start, pa."end" AS pa_end,
        ep.summary AS ep_summary,
        (SELECT min(document_date) FROM memhq_episodemessage WHERE episode_id = ep.id) AS ep_date

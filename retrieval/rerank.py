@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import datetime
 
 from retrieval.config import RetrievalConfig
@@ -37,7 +36,7 @@ def boost(item: Item, as_of: datetime, config: RetrievalConfig) -> float:
 
 def rerank(items: Mapping[str, Item], as_of: datetime, config: RetrievalConfig) -> dict[str, Item]:
     """Every item with its vote scaled by its :func:`boost`."""
-    return {key: replace(item, vote=item.vote * boost(item, as_of, config)) for key, item in items.items()}
+    return {key: item.copy_with(vote=item.vote * boost(item, as_of, config)) for key, item in items.items()}
 
 
 #: Of items standing for the same messages (equal scores), which is shown: the memory (the distilled fact,

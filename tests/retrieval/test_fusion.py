@@ -209,3 +209,12 @@ def test_a_filler_turn_votes_filler_weight_of_its_vote() -> None:
     assert scored["chat"].vote == pytest.approx(0.5 * plain["chat"].vote)
     lent = 0.4 * plain["fact"].vote  # the fact's share to its next turn is the same
     assert scored["chat"].score == pytest.approx(scored["chat"].vote + lent)
+
+
+def test_copy_with_is_replace_and_refuses_what_is_not_a_field() -> None:
+    item = memory("m", "e:1")
+    changed = item.copy_with(score=2.0, ranks={"vector": 1})
+    assert changed == replace(item, score=2.0, ranks={"vector": 1})
+    assert (item.score, item.ranks) == (0.0, {})
+    with pytest.raises(TypeError, match="scroe"):
+        item.copy_with(scroe=1.0)

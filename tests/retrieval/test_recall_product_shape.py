@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from django.conf import settings
 from rest_framework.test import APIClient
 
+from ingestion import passages
 from ingestion.pipeline import run_inline
 from memhq.ai.tokens import count_tokens
 from memhq.models import EpisodeMessage, Passage, Project
 from retrieval.fusion import named
-from retrieval.items import Item
+from retrieval.items import Item, item_from_row
+from retrieval.recall import fetch
 from retrieval.render import item_line
 from tests.ingestion.helpers import make_episode
 
@@ -112,3 +115,27 @@ def test_an_assistants_filler_never_takes_a_slot(project: Project, api: APIClien
     response = api.post(RECALL, {"user_id": "alice", "query": "Who is coming to the lake house?"}, "json")
     texts = [item["text"] for item in response.json()["items"]]
     assert texts and not any("Exciting" in text for text in texts)
+
+
+def test_a_long_message_found_whole_is_shown_as_its_stored_first_passage(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    detail = "For the database we settled on PostgreSQL 16 with the pgvector extension for embeddings."
+    turns(project, [("assistant", long_reply("backend", detail))], "2026-03-02T10:00:00Z")
+    message = EpisodeMessage.objects.get(role="assistant")
+    first = Passage.objects.get(message=message, ordinal=0).text
+    rows = fetch(
+        project_id=project.pk,
+        user_id="alice",
+        query_text="the review of the notes in the backend plan",
+        as_of=datetime(2026, 3, 3, tzinfo=UTC),
+        history=False,
+    )
+    found = [row for row in rows if row["message_id"] == message.pk]
+    assert found and all(row["msg_first_passage"] == first for row in found)
+
+    def no_tokenising(text: str) -> None:
+        raise AssertionError("recall split a stored message again")
+
+    monkeypatch.setattr(passages, "split", no_tokenising)
+    assert {item_from_row(row).text for row in found} == {f"{first}{passages.CUT_MARK}"}
