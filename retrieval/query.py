@@ -26,7 +26,7 @@ from memhq.services.entities import normalize_name
 from retrieval import sizes
 from retrieval.signals import (
     LIVE_MEMORY,
-    USER_MESSAGE,
+    SAMPLED_USER_MESSAGE,
     SignalSQL,
     entity,
     instructions,
@@ -156,7 +156,7 @@ def statement() -> tuple[str, tuple[Any, ...]]:
     base = " UNION ALL ".join(f"({signal.sql})" for signal in signals)
     expansion = neighbours.build()
     sql = (
-        f"WITH {QUERY_CTE}, {sizes_cte()}, {terms_cte(USER_MESSAGE, LIVE_MEMORY)}, "
+        f"WITH {QUERY_CTE}, {sizes_cte()}, {terms_cte(SAMPLED_USER_MESSAGE, LIVE_MEMORY)}, "
         f"base_hits AS MATERIALIZED ({base}), "
         f"hits AS (SELECT * FROM base_hits UNION ALL ({expansion.sql})) {DETAILS}"
     )

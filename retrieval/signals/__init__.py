@@ -143,3 +143,10 @@ USER_MESSAGE = f"""
     {owned_by_user("msg")}
     AND (msg.document_date IS NULL OR msg.document_date <= (SELECT as_of FROM q))
 """
+
+#: :data:`USER_MESSAGE` as one index condition (the user) and a filter, for a scan that stops after a few of
+#: the user's rows: the ``IS NULL OR`` form above makes Postgres OR two bitmaps of all the user's entries.
+SAMPLED_USER_MESSAGE = f"""
+    {owned_by_user("msg")}
+    AND coalesce(msg.document_date <= (SELECT as_of FROM q), true)
+"""

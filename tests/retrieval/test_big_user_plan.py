@@ -12,6 +12,7 @@ from django.db import connection
 from memhq.models import Project
 from memhq.selectors.nearest import EXACT_KNN_MAX_ROWS
 from retrieval.signals import nearest, owned_by_user
+from retrieval.signals.terms import SAMPLE_SIZE
 from tooling.bench.recall_breakdown import explain
 from tooling.bench.recall_user import Shape, VectorIndexesDropped, build_user, vectors_for
 
@@ -25,6 +26,13 @@ def scanned_rows(plan: list[str], index: str) -> list[float]:
         for line in plan
         if index in line and (match := re.search(r"actual time=[\d.]+\.\.[\d.]+ rows=([\d.]+)", line))
     ]
+
+
+def cte(plan: list[str], name: str) -> list[str]:
+    """The lines of the CTE ``name``'s plan."""
+    start = next(n for n, line in enumerate(plan) if line.strip() == f"CTE {name}")
+    end = next((n for n in range(start + 1, len(plan)) if plan[n].strip().startswith("CTE ")), len(plan))
+    return plan[start:end]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -42,6 +50,9 @@ def test_a_big_users_message_vectors_are_searched_through_the_index(project: Pro
     walked = scanned_rows(plan, "message_embedding_hnsw")
     assert walked, "the message signal did not use the HNSW index:\n" + "\n".join(plan)
     assert max(walked) < big.messages / 4  # the walk stops early; the user's rows were not all read
+    # The term statistics' sample of messages stops at its size too, not a bitmap of all the user's rows.
+    sampled = scanned_rows(cte(plan, "msg_sample"), "message_user_date")
+    assert sampled and max(sampled) <= SAMPLE_SIZE, "\n".join(plan)
 
 
 def test_a_knn_filter_must_name_the_owner() -> None:
