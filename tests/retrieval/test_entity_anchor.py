@@ -96,3 +96,16 @@ def test_a_question_without_a_media_hint_does_not_anchor_on_the_show(alice: Proj
 )
 def test_type_hints(query: str, types: list[str]) -> None:
     assert hinted_types(query) == types
+
+
+def test_a_name_misspelt_in_the_query_still_anchors_its_memories(
+    alice: Project, api: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Only the named anchor is left (no nearest entities, no type hints): "Madridd" is not a word of any name,
+    # so only the fuzzy match (the trigram index's candidates, then word_similarity) can find Madrid.
+    assert Entity.objects.filter(project=alice, user_id="alice", normalized_name="madrid").exists()
+    monkeypatch.setattr("retrieval.signals.entity.NEAREST_ENTITIES", 0)
+    monkeypatch.setattr("retrieval.query.hinted_types", lambda text: [])
+    body = api.post(RECALL, {"user_id": "alice", "query": "what to pack for Madridd"}, "json").json()
+    anchored = [item["text"] for item in memories(body) if "entity" in item["ranks"]]
+    assert anchored and all("Madrid" in text for text in anchored), anchored
