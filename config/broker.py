@@ -70,8 +70,8 @@ class QoS(redis.QoS):
             super().restore_unacked(client)
             return
         logger.warning(
-            "broker connection lost before %d unacknowledged message(s) were restored: they stay in the "
-            "broker's unacked index and are delivered again after the visibility timeout",
+            "broker connection lost before %d unacknowledged message(s) were restored: a broker that kept "
+            "them delivers them again after the visibility timeout; the outbox sweep publishes a lost one",
             len(self._delivered),
         )
         self._delivered.clear()  # as a restore leaves it; restore_unacked_once asserts it
