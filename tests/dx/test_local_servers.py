@@ -105,3 +105,25 @@ def test_banner_address_follows_memhq_bind(bind: str, url: str) -> None:
     from memhq.management.commands.memhq_bootstrap import parse_bind
 
     assert parse_bind(bind).url == url
+
+
+def shared_buffers_of(data: Path, env: dict[str, str]) -> str:
+    shown = subprocess.run(
+        [sys.executable, "-m", "config.devservers", "--data", str(data), "--", "sh", "-c",
+         'psql "$DATABASE_URL" -Atc "SHOW shared_buffers"'],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    return shown.stdout.strip()
+
+
+def test_embedded_postgres_runs_with_the_buffers_it_is_given_not_postgres_defaults(tmp_path: Path) -> None:
+    from config.devservers import shared_buffers
+
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "MEMHQ_DEV_PG_SHARED_BUFFERS"}}
+    data = tmp_path / "var"
+    assert shared_buffers_of(data, env) == shared_buffers()
+    assert shared_buffers() != "128MB"  # PostgreSQL's own default: a quarter of any CI machine is more
+    # A data directory started with another size is restarted with the one asked for, and keeps it.
+    assert shared_buffers_of(data, {**env, "MEMHQ_DEV_PG_SHARED_BUFFERS": "200MB"}) == "200MB"
+    assert shared_buffers_of(data, env) == shared_buffers()

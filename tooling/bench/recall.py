@@ -148,6 +148,17 @@ def row_counts() -> dict[str, int]:
     return counts
 
 
+def server_memory() -> dict[str, str]:
+    """The server's buffer pool against the database it serves: recall's statement reads its pages from
+    the pool, or copies them in from the OS cache when they do not fit (config/devservers.py)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT current_setting('shared_buffers'), pg_size_pretty(pg_database_size(current_database()))"
+        )
+        buffers, size = cursor.fetchone()
+    return {"shared_buffers": str(buffers), "database_size": str(size)}
+
+
 def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
     project, issued = project_create(name=f"bench-recall-{time.time_ns()}")
     logs = Path(tempfile.mkdtemp(prefix="memhq-bench-recall-"))
@@ -181,6 +192,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
                 plan = explain(project.pk, USER_ID, QUERIES[0])
                 results[str(size)] = {
                     "rows": row_counts(),
+                    "server": server_memory(),
                     "recall_http": summary.latency(),
                     "in_process": breakdown(project.pk, USER_ID, QUERIES, options["breakdown_runs"]),
                     "bare_knn_sql": {key: round(value, 2) for key, value in knn.items()},
@@ -209,7 +221,8 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
     write(
         f"\nrecall at {options['memories']} memories ({options['shape']}): p50 {http['p50_ms']} ms "
         f"(target ≤ {TARGET_P50_MS}), p95 {http['p95_ms']} ms (target ≤ {TARGET_P95_MS}); "
-        f"{last['ratio_p50']}× the bare kNN"
+        f"{last['ratio_p50']}× the bare kNN; shared_buffers {last['server']['shared_buffers']} for a "
+        f"{last['server']['database_size']} database"
     )
     if options.get("json"):
         write_json(options["json"], document)
