@@ -104,6 +104,12 @@ def _owned_by_user_unindexed(alias: str) -> str:
     )
 
 
+def owner_unindexed(where: str, alias: str) -> str:
+    """``where`` with its :func:`owned_by_user` test in the form no index answers (see
+    :func:`_owned_by_user_unindexed`), for a scan that must take its rows from another index."""
+    return where.replace(owned_by_user(alias), _owned_by_user_unindexed(alias))
+
+
 def nearest(
     *, table: str, alias: str, where: str, exact: str, limit: int, column: str = "embedding", query: str = "v"
 ) -> str:
@@ -117,7 +123,7 @@ def nearest(
     owner = owned_by_user(alias)
     if owner not in where:
         raise ValueError(f"a kNN filter must contain {owner!r}")
-    walked = where.replace(owner, _owned_by_user_unindexed(alias))
+    walked = owner_unindexed(where, alias)
     distance = f"{alias}.{column} <=> (SELECT {query} FROM q)"
     return f"""
         (SELECT id, distance FROM (

@@ -11,6 +11,7 @@ from django.db import connection
 
 from memhq.models import Project
 from memhq.selectors.nearest import EXACT_KNN_MAX_ROWS
+from retrieval import query
 from retrieval.signals import nearest, owned_by_user
 from retrieval.signals.terms import SAMPLE_SIZE
 from tooling.bench.recall_breakdown import explain
@@ -60,3 +61,22 @@ def test_a_knn_filter_must_name_the_owner() -> None:
     with pytest.raises(ValueError, match="must contain"):
         nearest(where="m.status = 'active'", **table)  # type: ignore[arg-type]
     assert owned_by_user("m") in nearest(where=owned_by_user("m"), **table)  # type: ignore[arg-type]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_entity_signal_anchors_on_at_most_max_anchors_entities(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # recall_user's people share first names as aliases (one entity in 25 per name): "Ana" names several.
+    user = Shape(1000)
+    with VectorIndexesDropped():
+        build_user(project.pk, "people", user, vectors_for(), seed=3)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memhq_memory; ANALYZE memhq_entity")
+    monkeypatch.setattr("retrieval.signals.entity.MAX_ANCHORS", 1)
+    query.statement.cache_clear()  # the statement is built once per process
+    try:
+        plan = explain(project.pk, "people", "What does Ana like?")
+    finally:
+        query.statement.cache_clear()
+    assert max(scanned_rows(plan, "CTE Scan on weighted")) == 1.0, "\n".join(plan)
