@@ -2,6 +2,12 @@
 query's nearest entities by embedding, and the user's entities of the kinds the query hints at
 (``retrieval.type_hints``: "Netflix" → media) → every live memory touching them (one hop).
 
+Names, aliases and near spellings are read from their indexes (the name btree, the alias GIN, the trigram
+GIN), the user's test a filter in a form no index answers (``owner_unindexed``): the statement is prepared,
+and its generic plan took any user for 1/n_distinct of the table (7 entities beside 1,000 other users), so
+for a user with 5,000 entities it read all of them once per query word n-gram to test the trigrams: 105 ms
+of a recall (issue 17's 100k-memory user).
+
 A name is matched fuzzily only among the entities the trigram index finds near one of the query's word
 n-grams (``%``: similarity above ``pg_trgm.similarity_threshold``, 0.3 unless a server changes it), not by
 computing ``word_similarity`` for each of the user's entities: that took ~9 µs an entity, 9 ms of a recall
@@ -63,18 +69,23 @@ def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
     # ANDed a bitmap of all the user's memories (20,000: 0.6 ms) with the few touching an anchor.
     touching = owner_unindexed(LIVE_MEMORY, "m")
     scope = f"{owned_by_user('e')} AND e.merged_into_id IS NULL"
+    # Names come from the (project, user, name) btree; aliases and near spellings from their GIN indexes,
+    # the user's test a filter no index answers (see the module docstring). The aliases are varchar[]: the
+    # query's words are cast to it, as the GIN does not serve the column cast to text[].
+    by_index = owner_unindexed(scope, "e")
     inner = f"""
         WITH anchors AS (
             SELECT e.id, {NAMED_STRENGTH}::float8 AS strength FROM memhq_entity e
-            WHERE {scope} AND (
-                e.normalized_name::text = ANY((SELECT qwords FROM q)::text[])
-                OR e.normalized_aliases::text[] && (SELECT qwords FROM q))
+            WHERE {scope} AND e.normalized_name::text = ANY((SELECT qwords FROM q)::text[])
+            UNION ALL
+            SELECT e.id, {NAMED_STRENGTH}::float8 FROM memhq_entity e
+            WHERE {by_index} AND e.normalized_aliases && (SELECT qwords FROM q)::varchar[]
             UNION ALL
             SELECT DISTINCT e.id, {NAMED_STRENGTH}::float8
             FROM unnest((SELECT qwords FROM q)) AS gram
             CROSS JOIN LATERAL (
                 SELECT e.id, e.normalized_name FROM memhq_entity e
-                WHERE e.normalized_name %% gram AND {scope} OFFSET 0) AS e
+                WHERE e.normalized_name %% gram AND {by_index} OFFSET 0) AS e
             WHERE length(e.normalized_name) >= {MIN_FUZZY_NAME_CHARS}
               AND word_similarity(e.normalized_name, (SELECT qtext FROM q)) >= {NAMED_SIMILARITY}
             UNION ALL

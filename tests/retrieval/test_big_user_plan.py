@@ -80,3 +80,32 @@ def test_the_entity_signal_anchors_on_at_most_max_anchors_entities(
     finally:
         query.statement.cache_clear()
     assert max(scanned_rows(plan, "CTE Scan on weighted")) == 1.0, "\n".join(plan)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_names_in_the_query_are_looked_up_in_the_name_indexes_by_the_generic_plan(project: Project) -> None:
+    # The statement is prepared: after a few calls Postgres keeps a generic plan, which takes any user for
+    # 1/n_distinct of the table. For a big user among many small ones it then read every one of the user's
+    # entities to test each query n-gram's trigrams against them (105 ms at 5,000 entities).
+    vectors = vectors_for()
+    with VectorIndexesDropped():
+        build_user(project.pk, "big", Shape(4000), vectors, seed=5)
+        for number in range(SMALL_USERS):
+            build_user(project.pk, f"small-{number}", Shape(10), vectors, seed=200 + number)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memhq_entity")
+        cursor.execute("SET plan_cache_mode = force_generic_plan")
+    try:
+        plan = explain(project.pk, "big", "What does Anna Silvaa like?")
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET plan_cache_mode")
+    text = "\n".join(plan)
+    assert "Bitmap Index Scan on entity_name_trgm" in text, text
+    # Neither test is a filter over the rows of the user's own index (all 200 of the user's entities, read
+    # once per n-gram); the alias test may filter a scan of the whole (small) table.
+    for condition in ("% gram.gram", "normalized_aliases"):
+        for n, line in enumerate(plan):
+            if line.strip().startswith("Filter:") and condition in line:
+                node = next(plan[k] for k in range(n - 1, -1, -1) if "->" in plan[k])
+                assert "entity_unique_name_per_type" not in node and "entity_user_name" not in node, text
