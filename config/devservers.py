@@ -13,7 +13,7 @@ PostgreSQL is sized as a deployment would be, not left at its defaults: ``shared
 the machine's memory, at most 8 GB (``MEMHQ_DEV_PG_SHARED_BUFFERS``, e.g. ``128MB``, overrides it). With the
 default 128 MB a benchmark's or evaluation's tables and vector indexes do not fit, and every query copies
 pages in from the OS cache: a 20k-memory user's recall statement measured 23 ms p50 at 128 MB and 14 ms with
-its 1.4 GB database in the buffers (docs/benchmarks.md). Set with ``ALTER SYSTEM`` and a restart, once per
+the database in the buffers (docs/benchmarks.md). Set with ``ALTER SYSTEM`` and a restart, once per
 data directory.
 
 While it runs, ``<data dir>/servers.json`` records the embedded servers' URLs, so that a command started from

@@ -2,8 +2,8 @@
 query's nearest entities by embedding, and the user's entities of the kinds the query hints at
 (``retrieval.type_hints``: "Netflix" → media) → every live memory touching them (one hop).
 
-Names, aliases and near spellings are read from their indexes (the name btree, the alias GIN, the trigram
-GIN), the user's test a filter in a form no index answers (``owner_unindexed``): the statement is prepared,
+Names are read from the (project, user, name) btree; aliases and near spellings from their GIN indexes, the
+user's test a filter in a form no index answers (``owner_unindexed``): the statement is prepared,
 and its generic plan took any user for 1/n_distinct of the table (7 entities beside 1,000 other users), so
 for a user with 5,000 entities it read all of them once per query word n-gram to test the trigrams: 105 ms
 of a recall (issue 17's 100k-memory user).
