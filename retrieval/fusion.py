@@ -150,8 +150,8 @@ def _same_text(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
 
 
-def dedupe(ordered: Sequence[Item]) -> list[Item]:
-    """The items that do not repeat a better one, in order:
+def dedupe(ordered: Sequence[Item], limit: int | None = None) -> list[Item]:
+    """The items that do not repeat a better one, in order, at most ``limit`` of them:
 
     - a memory whose text (words, case-insensitively) a better memory already says is dropped;
     - a message or passage whose stored messages are all carried by better items (the memory distilled
@@ -159,22 +159,32 @@ def dedupe(ordered: Sequence[Item]) -> list[Item]:
 
     Memories from one message each stay: "vegetarian", "hates spicy food" and "loves Italian restaurants"
     said in one breath are three facts. The item kept takes over the ranks a dropped one had (so a fact
-    shown for its message still says the message matched)."""
-    carrier: dict[str, int] = {}  # stored message → position in kept
-    said: dict[str, int] = {}  # a memory's words → position in kept
+    shown for its message still says the message matched). Past ``limit``, items are still read for the
+    ranks they hand to the kept ones, but none is copied: the first ``limit`` are those of the whole list."""
+    carrier: dict[str, int] = {}  # stored message → position in kept (PAST_LIMIT: an item not kept)
+    said: dict[str, int] = {}  # a memory's words → position in kept (PAST_LIMIT: an item not kept)
     kept: list[Item] = []
     for item in ordered:
         keeper: int | None = None
+        words = _same_text(item.text) if item.type == "memory" else ""
         if item.type == "memory":
-            keeper = said.get(_same_text(item.text))
+            keeper = said.get(words)
         elif item.sources and all(source in carrier for source in item.sources):
             keeper = carrier[item.sources[0]]
         if keeper is not None:
-            kept[keeper] = kept[keeper].copy_with(ranks={**item.ranks, **kept[keeper].ranks})
+            if keeper != PAST_LIMIT:
+                kept[keeper] = kept[keeper].copy_with(ranks={**item.ranks, **kept[keeper].ranks})
             continue
-        kept.append(item.copy_with(ranks=dict(item.ranks)))
+        position = PAST_LIMIT
+        if limit is None or len(kept) < limit:
+            kept.append(item.copy_with(ranks=dict(item.ranks)))
+            position = len(kept) - 1
         if item.type == "memory":
-            said.setdefault(_same_text(item.text), len(kept) - 1)
+            said.setdefault(words, position)
         for source in item.sources:
-            carrier.setdefault(source, len(kept) - 1)
+            carrier.setdefault(source, position)
     return kept
+
+
+#: :func:`dedupe`'s mark for an item read past its limit (not kept, but it still carries its messages).
+PAST_LIMIT = -1

@@ -86,14 +86,15 @@ def role_of(row: dict[str, Any]) -> str | None:
 
 def _stored_message(row: dict[str, Any]) -> dict[str, Any]:
     """What a message item and a passage item take from their stored message."""
+    episode_id = str(row["msg_episode_id"])
     return {
         "anchor": row["msg_speaker"] or "",
         "role": role_of(row),
         "filler": bool(row.get("msg_filler")),
         "when": row["msg_date"],
-        "episode_ids": [str(row["msg_episode_id"])],
+        "episode_ids": [episode_id],
         "message_ids": [row["msg_caller_id"]] if row["msg_caller_id"] else [],
-        "sources": [message_source(row["msg_episode_id"], row["msg_index"])],
+        "sources": [message_source(episode_id, row["msg_index"])],
     }
 
 
@@ -108,11 +109,26 @@ def _message_text(row: dict[str, Any]) -> str:
     return f"{first}{CUT_MARK}" if first is not None else first_passage(row["msg_content"])
 
 
+def row_key(row: dict[str, Any]) -> str:
+    """The ``Item.key`` of the item a signal row stands for (:func:`item_from_row` builds it): several
+    signals find the same item, and fusion builds each item once."""
+    if row["memory_id"] is not None:
+        return f"memory:{row['memory_id']}"
+    if row.get("passage_id") is not None:
+        return f"passage:{row['passage_id']}"
+    if row["message_id"] is not None:
+        return f"message:{row['message_id']}"
+    if row["summary_episode_id"] is not None:
+        return f"summary:{row['summary_episode_id']}"
+    return f"raw:{row['raw_episode_id']}:{row['raw_index']}"
+
+
 def item_from_row(row: dict[str, Any]) -> Item:
     if row["memory_id"] is not None:
+        memory_id = str(row["memory_id"])
         return Item(
-            key=f"memory:{row['memory_id']}",
-            id=str(row["memory_id"]),
+            key=f"memory:{memory_id}",
+            id=memory_id,
             type="memory",
             text=row["m_text"],
             anchor=row["m_anchor"] or "",

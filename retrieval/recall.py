@@ -29,7 +29,7 @@ from retrieval import query
 from retrieval.config import RetrievalConfig
 from retrieval.dense_query import people_named, without_people
 from retrieval.fusion import Hit, dedupe, spread, vote
-from retrieval.items import Item, item_from_row
+from retrieval.items import Item, item_from_row, row_key
 from retrieval.render import fit
 from retrieval.rerank import ordered, rerank
 
@@ -125,11 +125,13 @@ def assemble(
     for row in rows:
         if row["signal"] is None:
             continue
-        found = item_from_row(row)
-        item = items.setdefault(found.key, found)
+        key = row_key(row)
+        item = items.get(key)
+        if item is None:
+            item = items[key] = item_from_row(row)
         signal = str(row["signal"])
         item.ranks.setdefault(signal, int(row["rank"]))  # type: ignore[call-overload]
-        hits.append(_hit(row, item.key))
+        hits.append(_hit(row, key))
     config = config or retrieval_config.current()
     voted = vote(items, hits, config)
     candidates = {
@@ -139,7 +141,7 @@ def assemble(
         and not (item.filler and config.filler_weight <= 0)
     }
     scored = spread(rerank(candidates, as_of, config), query_text, config)
-    best = relevant(dedupe(ordered(list(scored.values()))), config.min_relative_score)
+    best = relevant(dedupe(ordered(list(scored.values())), limit), config.min_relative_score)
     kept, context, tokens = fit(best[:limit], max_tokens, as_of)
     return RecallResult(
         items=kept,

@@ -178,6 +178,28 @@ def test_memories_of_one_message_each_stay_and_only_a_repeated_text_is_dropped()
     assert [item.key for item in kept] == ["d", "s"]
 
 
+def test_dedupe_with_a_limit_keeps_the_same_first_items_and_the_ranks_handed_on_past_it() -> None:
+    # a, b kept; c past the limit of 2 (not kept, but it carries e:3); d repeats b's message; e repeats a's
+    # text; f's messages are carried by b and by c (past the limit): it is a repeat in both cases.
+    a, b, c = memory("a", "e:1"), memory("b", "e:2"), message("c", "e:3")
+    d, e, f = (
+        message("d", "e:2"),
+        memory("e", "e:9"),
+        Item(key="f", id="f", type="passage", text="f", anchor="Ana", sources=["e:2", "e:3"]),
+    )
+    e.text = "A"
+    for item, signal in zip(
+        (a, b, c, d, e, f), ("vector", "keyword", "time", "message_keyword", "entity", "x"), strict=True
+    ):
+        item.ranks = {signal: 1}
+    whole = dedupe([a, b, c, d, e, f])
+    limited = dedupe([a, b, c, d, e, f], limit=2)
+    assert [item.key for item in whole] == ["a", "b", "c"]
+    assert [(item.key, item.ranks) for item in limited] == [(item.key, item.ranks) for item in whole[:2]]
+    assert limited[0].ranks == {"vector": 1, "entity": 1}
+    assert limited[1].ranks == {"keyword": 1, "message_keyword": 1, "x": 1}
+
+
 def test_relevant_leaves_out_what_scores_below_a_share_of_the_best() -> None:
     ranked = [message(key, f"e:{n}") for n, key in enumerate("abc")]
     for item, score in zip(ranked, (1.0, 0.5, 0.1), strict=True):
