@@ -150,6 +150,10 @@ def _same_text(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
 
 
+#: :func:`dedupe`'s mark for an item read past its limit (not kept, but it still carries its messages).
+PAST_LIMIT = -1
+
+
 def dedupe(ordered: Sequence[Item], limit: int | None = None) -> list[Item]:
     """The items that do not repeat a better one, in order, at most ``limit`` of them:
 
@@ -184,7 +188,3 @@ def dedupe(ordered: Sequence[Item], limit: int | None = None) -> list[Item]:
         for source in item.sources:
             carrier.setdefault(source, position)
     return kept
-
-
-#: :func:`dedupe`'s mark for an item read past its limit (not kept, but it still carries its messages).
-PAST_LIMIT = -1

@@ -125,10 +125,9 @@ def row_key(row: dict[str, Any]) -> str:
 
 def item_from_row(row: dict[str, Any]) -> Item:
     if row["memory_id"] is not None:
-        memory_id = str(row["memory_id"])
         return Item(
-            key=f"memory:{memory_id}",
-            id=memory_id,
+            key=row_key(row),
+            id=str(row["memory_id"]),
             type="memory",
             text=row["m_text"],
             anchor=row["m_anchor"] or "",
@@ -145,7 +144,7 @@ def item_from_row(row: dict[str, Any]) -> Item:
         )
     if row.get("passage_id") is not None:
         return Item(
-            key=f"passage:{row['passage_id']}",
+            key=row_key(row),
             id=str(row["passage_id"]),
             type="passage",
             text=row["pa_text"],
@@ -154,7 +153,7 @@ def item_from_row(row: dict[str, Any]) -> Item:
         )
     if row["message_id"] is not None:
         return Item(
-            key=f"message:{row['message_id']}",
+            key=row_key(row),
             id=str(row["message_id"]),
             type="message",
             text=_message_text(row),
@@ -162,7 +161,7 @@ def item_from_row(row: dict[str, Any]) -> Item:
         )
     if row["summary_episode_id"] is not None:
         return Item(
-            key=f"summary:{row['summary_episode_id']}",
+            key=row_key(row),
             id=str(row["summary_episode_id"]),
             type="episode_summary",
             text=row["ep_summary"],
@@ -171,7 +170,7 @@ def item_from_row(row: dict[str, Any]) -> Item:
             episode_ids=[str(row["summary_episode_id"])],
         )
     return Item(
-        key=f"raw:{row['raw_episode_id']}:{row['raw_index']}",
+        key=row_key(row),
         id=f"{row['raw_episode_id']}:{row['raw_index']}",
         type="message",
         text=first_passage(row["raw_text"] or ""),
