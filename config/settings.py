@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from config import broker, databases, localservers, logging_config, queues
+from config import beat, broker, databases, localservers, logging_config, queues
 from config.env import (
     ConfigError,
     env_bool,
@@ -228,25 +228,7 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-# Declared in code; django-celery-beat's DatabaseScheduler copies them into its tables at start.
-CELERY_BEAT_SCHEDULE = {
-    "outbox-sweep": {
-        "task": "ingestion.outbox_sweep",
-        "schedule": env_float("MEMHQ_OUTBOX_SWEEP_EVERY_S", 10.0),
-    },
-    "webhooks-sweep": {
-        "task": "webhooks.sweep",
-        "schedule": env_float("MEMHQ_WEBHOOKS_SWEEP_EVERY_S", 5.0),
-    },
-    "threads-inactivity-sweep": {
-        "task": "threads.inactivity_sweep",
-        "schedule": env_float("MEMHQ_THREADS_SWEEP_EVERY_S", 5.0),
-    },
-    "consolidation-sweep": {
-        "task": "memhq.consolidation_sweep",
-        "schedule": env_float("MEMHQ_CONSOLIDATION_EVERY_S", 900.0),
-    },
-}
+CELERY_BEAT_SCHEDULE = beat.schedule()  # config/beat.py
 
 # Ingestion (DESIGN §3).
 MEMHQ_EXTRACTOR = env_choice("MEMHQ_EXTRACTOR", "rules", ("rules", "openai"))

@@ -26,6 +26,8 @@ COMPOSE = DOCKER / "compose.yaml"
 DOCKERFILE = DOCKER / "Dockerfile"
 ENV_EXAMPLE = DOCKER / ".env.example"
 SETTINGS = ROOT / "config" / "settings.py"
+#: The settings module and the one it reads its beat schedule from (env variables read in both).
+SETTINGS_FILES = (SETTINGS, ROOT / "config" / "beat.py")
 PROCFILE = ROOT / "Procfile"
 CADDYFILE = ROOT / "config" / "Caddyfile"
 BASE_REQUIREMENTS = ROOT / "requirements" / "base.txt"
@@ -58,13 +60,14 @@ def command_words(command: str | list[str]) -> list[str]:
 
 
 def settings_env_calls() -> dict[str, tuple[str, list[ast.expr]]]:
-    """Every ``env_*("NAME", ...)`` call in config/settings.py: NAME → (helper, arguments)."""
+    """Every ``env_*("NAME", ...)`` call in ``SETTINGS_FILES``: NAME → (helper, arguments)."""
     calls: dict[str, tuple[str, list[ast.expr]]] = {}
-    for node in ast.walk(ast.parse(SETTINGS.read_text())):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ENV_HELPERS:
-            name = node.args[0]
-            assert isinstance(name, ast.Constant) and isinstance(name.value, str), ast.dump(node)
-            calls[name.value] = (node.func.id, node.args)
+    for path in SETTINGS_FILES:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ENV_HELPERS:
+                name = node.args[0]
+                assert isinstance(name, ast.Constant) and isinstance(name.value, str), ast.dump(node)
+                calls[name.value] = (node.func.id, node.args)
     return calls
 
 
