@@ -111,6 +111,8 @@ def worth_reading(sent: Span, names: Sequence[str]) -> bool:
 
 
 def _instruction_candidate(sent: Span, ctx: MessageContext) -> CandidateOut | None:
+    if ctx.speakers.other not in (None, ASSISTANT_DISPLAY):
+        return None  # "you" is another person: "Never give up!" cheers them on, it instructs no assistant
     found = instruction(sent)
     if found is None:
         return None

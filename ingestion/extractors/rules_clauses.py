@@ -103,6 +103,8 @@ _ARGUMENT_DEPS: Final = frozenset(
     {"nsubj", "nsubjpass", "dobj", "pobj", "poss", "attr", "dative", "conj", "compound", "appos", "oprd"}
 )
 _VOCATIVE_DEPS: Final = frozenset({"npadvmod", "intj", "dep", "vocative", "meta"})
+#: The only dependents a vocative name has (a surname, a comma).
+_VOCATIVE_CHILD_DEPS: Final = frozenset({"compound", "flat", "punct"})
 _CASUAL_FUTURE: Final = frozenset({"gon", "gonna", "going"})
 
 
@@ -178,6 +180,8 @@ def is_vocative(tok: Token, names: Collection[str] = ()) -> bool:
         return True
     if tok.pos_ != "PROPN" or tok.dep_ not in _VOCATIVE_DEPS:
         return False
+    if any(child.dep_ not in _VOCATIVE_CHILD_DEPS for child in tok.children):
+        return False  # a name with its own words is an item, not an address ("..., Flask 2.2 for the API")
     doc = tok.doc
     before = doc[tok.i - 1].text if tok.i > 0 else ""
     after = doc[tok.i + 1].text if tok.i + 1 < len(doc) else ""

@@ -6,6 +6,9 @@ one-liner.").
 
 Recognised by form, not topic: an imperative (a base-form verb) after "always" or "never", or after an
 opener that makes it standing ("from now on", "going forward", "in future"), optionally after "please".
+The small tagger often reads a sentence-initial verb that is also a noun or an adjective as one ("Always
+*state* the base cases", "Always *store* dates in UTC", "Always *close* with a table"): right after
+"always"/"never" nothing but a verb fits, so a word the lemmatizer knows as a verb counts there.
 The instruction's own clause and its conditions ("when I ask about …") yield nothing else; a statement it
 carries does ("Always remember that my sister lives in Porto": also "User's sister lives in Porto").
 """
@@ -18,6 +21,7 @@ from spacy.tokens import Span, Token
 
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_grammar import Fact
+from ingestion.extractors.rules_nlp import verb_forms
 
 #: Adverbs that make an imperative a standing rule.
 STANDING: Final = frozenset({"always", "never"})
@@ -44,9 +48,17 @@ def _opener_at(tokens: list[Token], i: int) -> tuple[str, ...] | None:
     return None
 
 
-def _imperative(verb: Token) -> bool:
-    """A base-form verb without a subject (spaCy tags a sentence-initial imperative VB or VBP)."""
-    if verb.tag_ not in ("VB", "VBP") or verb.lower_ in IDIOMS:
+#: Tags the tagger gives a verb it misreads after "always"/"never" (noun, adjective).
+MISREAD_TAGS: Final = frozenset({"NN", "NNS", "JJ"})
+
+
+def _imperative(verb: Token, *, after_standing: bool) -> bool:
+    """A base-form verb without a subject (spaCy tags a sentence-initial imperative VB or VBP; right after
+    "always"/"never", also a known verb it tagged as a noun or an adjective)."""
+    if verb.lower_ in IDIOMS:
+        return False
+    misread = after_standing and verb.tag_ in MISREAD_TAGS and verb.lower_ in verb_forms()
+    if verb.tag_ not in ("VB", "VBP") and not misread:
         return False
     return not any(child.dep_ in ("nsubj", "nsubjpass", "expl") for child in verb.children)
 
@@ -66,13 +78,14 @@ def instruction(sent: Span) -> tuple[tuple[Token, ...], str] | None:
     if i >= len(tokens):
         return None
     start = i
-    if tokens[i].lower_ in STANDING:
+    standing = tokens[i].lower_ in STANDING
+    if standing:
         i += 1
         while i < len(tokens) and tokens[i].lower_ == "please":
             i += 1
     elif opener is None:
         return None
-    if i >= len(tokens) or not _imperative(tokens[i]):
+    if i >= len(tokens) or not _imperative(tokens[i], after_standing=standing):
         return None
     body = tuple(t for t in tokens[start:] if not (t.is_punct and t.i == sent.end - 1))
     return body, " ".join(opener or ())

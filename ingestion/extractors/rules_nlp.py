@@ -71,6 +71,14 @@ def normalise_text(content: str) -> str:
     return _FENCED.sub(_blank, content[:MAX_PARSED_CHARS].translate(_TYPOGRAPHIC))
 
 
+@functools.cache
+def verb_forms() -> frozenset[str]:
+    """The base forms the pipeline's lemmatizer knows as verbs (its WordNet-derived ``lemma_index``): what a
+    word can be when the tagger calls it a noun or an adjective where only a verb fits."""
+    lemmatizer = get_nlp().get_pipe("lemmatizer")
+    return frozenset(lemmatizer.lookups.get_table("lemma_index")["verb"])  # type: ignore[attr-defined]
+
+
 def parse_all(texts: Iterable[str]) -> list[Doc]:
     """Tag, parse and lemmatise texts in one batched pass (no NER: see :func:`add_entities`)."""
     nlp = get_nlp()

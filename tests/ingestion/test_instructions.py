@@ -40,6 +40,18 @@ def claims(text: str) -> list[str]:
             "User wants the assistant to write the assistant's answers in Portuguese from now on.",
         ),
         ("Going forward, keep it brief.", "User wants the assistant to keep it brief going forward."),
+        # The tagger reads these verbs as a noun ("state", "store") or an adjective ("close") at the start.
+        (
+            "Always state every assumption when I ask about capacity estimates.",
+            "When User asks about capacity estimates, User wants the assistant to always state every "
+            "assumption.",
+        ),
+        ("Always store timestamps in UTC.", "User wants the assistant to always store timestamps in UTC."),
+        (
+            "Always close with a summary table when I ask about quarterly numbers.",
+            "When User asks about quarterly numbers, User wants the assistant to always close with a summary "
+            "table.",
+        ),
     ],
 )
 def test_an_instruction_is_one_preference_in_the_users_words(text: str, expected: str) -> None:
@@ -63,10 +75,19 @@ def test_a_statement_beside_the_instruction_is_kept() -> None:
         "Never mind, I found the bug myself.",  # an idiom
         "Always?",  # a question
         "It never rains here in July.",
+        "Always fun to chat with you!",  # no verb after "always"
+        "Always the same problem with this build.",
     ],
 )
 def test_look_alikes_are_not_instructions(text: str) -> None:
     assert not any("wants the assistant" in claim for claim in claims(text))
+
+
+def test_between_two_people_an_imperative_is_no_instruction_to_an_assistant() -> None:
+    found = say(("user", "Never give up on your painting!", "Ines"), ("user", "Thanks, I won't.", "Tomas"))
+    assert not any("assistant" in c.claim for c in found.candidates)
+    alone = say(("user", "Always answer in Spanish."))  # a user alone: the service is who they talk to
+    assert [c.claim for c in alone.candidates] == ["User wants the assistant to always answer in Spanish."]
 
 
 def test_the_instruction_is_recalled_for_a_later_question_on_its_topic(

@@ -99,6 +99,17 @@ def test_a_second_person_named_in_the_text_is_kept() -> None:
     assert any("John" in c.claim and "Maria" in c.claim for c in result.candidates)
 
 
+def test_a_name_that_opens_a_list_item_is_not_taken_for_a_vocative() -> None:
+    """A proper noun after a comma, hanging off the verb, is dropped as a vocative ("Hey Sam, I ...") only
+    when it stands alone: one with its own words ("Flask 2.2 for the API") is an item of the sentence."""
+    claims = [
+        c.claim for c in say(("user", "I'm using Postgres 16 for storage, Celery 5.4 for jobs.")).candidates
+    ]
+    assert claims == ["User is using Postgres 16 for storage, Celery 5.4 for jobs."]
+    addressed = [c.claim for c in say(("user", "Hey Sam, I moved to Porto last year.", "Ines")).candidates]
+    assert addressed and not any("Sam" in claim for claim in addressed)
+
+
 def test_named_speakers_are_the_subjects_of_their_ownclaims() -> None:
     result = say(
         ("user", "I moved to Lisbon last month.", "Ana"), ("user", "I moved to Oslo in March.", "Ben")
