@@ -195,7 +195,12 @@ def _label_mark(tok: Token) -> bool:
 
 
 def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
-    toks = [t for t in tokens if not is_vocative(t, names)]
+    vocatives = {t.i for t in tokens if is_vocative(t, names)}
+    toks = [  # the name addressed, with its first names ("Thanks, Anna Berg, I ...")
+        t
+        for t in tokens
+        if t.i not in vocatives and not (t.head.i in vocatives and t.dep_ in ("compound", "flat"))
+    ]
     while toks:
         first = toks[0]
         label = next((k for k, t in enumerate(toks[: MAX_LABEL_TOKENS + 1]) if _label_mark(t)), None)
@@ -206,7 +211,11 @@ def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
             toks = toks[2:]  # "Big news, I ...", "Guess what, I ..."
         elif tuple(t.lower_ for t in toks[:3]) == _BY_THE_WAY:
             toks = toks[3:]
-        elif first.pos_ in _TRIM_POS or (first.lower_ in DISCOURSE_WORDS and first.dep_ not in SUBJECT_DEPS):
+        elif (
+            first.pos_ in _TRIM_POS
+            or first.dep_ == "intj"  # "Thanks, I ...": tagged a noun, used as an interjection
+            or (first.lower_ in DISCOURSE_WORDS and first.dep_ not in SUBJECT_DEPS)
+        ):
             toks = toks[1:]
         else:
             break

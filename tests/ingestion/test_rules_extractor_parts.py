@@ -110,6 +110,18 @@ def test_a_name_that_opens_a_list_item_is_not_taken_for_a_vocative() -> None:
     assert addressed and not any("Sam" in claim for claim in addressed)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thanks, I moved to Lisbon.",
+        "Thanks Claude, I moved to Lisbon.",
+        "Thanks, Anna Berg, I moved to Lisbon.",
+    ],
+)
+def test_a_thank_you_and_the_name_addressed_are_not_part_of_the_claim(text: str) -> None:
+    assert [c.claim for c in say(("user", text)).candidates] == ["User moved to Lisbon."]
+
+
 def test_named_speakers_are_the_subjects_of_their_ownclaims() -> None:
     result = say(
         ("user", "I moved to Lisbon last month.", "Ana"), ("user", "I moved to Oslo in March.", "Ben")
