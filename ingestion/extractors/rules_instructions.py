@@ -8,7 +8,8 @@ Recognised by form, not topic: an imperative (a base-form verb) after "always" o
 opener that makes it standing ("from now on", "going forward", "in future"), optionally after "please".
 The small tagger often reads a sentence-initial verb that is also a noun or an adjective as one ("Always
 *state* the base cases", "Always *store* dates in UTC", "Always *close* with a table"): right after
-"always"/"never" nothing but a verb fits, so a word the lemmatizer knows as a verb counts there.
+"always"/"never" or an opener nothing but a verb fits, so a word the lemmatizer knows as a verb counts there
+("From now on, *reply* in Portuguese").
 The instruction's own clause and its conditions ("when I ask about …") yield nothing else; a statement it
 carries does ("Always remember that my sister lives in Porto": also "User's sister lives in Porto").
 """
@@ -48,13 +49,13 @@ def _opener_at(tokens: list[Token], i: int) -> tuple[str, ...] | None:
     return None
 
 
-#: Tags the tagger gives a verb it misreads after "always"/"never" (noun, adjective).
+#: Tags the tagger gives a verb it misreads after "always"/"never" or an opener (noun, adjective).
 MISREAD_TAGS: Final = frozenset({"NN", "NNS", "JJ"})
 
 
 def _imperative(verb: Token, *, after_standing: bool) -> bool:
     """A base-form verb without a subject (spaCy tags a sentence-initial imperative VB or VBP; right after
-    "always"/"never", also a known verb it tagged as a noun or an adjective)."""
+    "always"/"never" or an opener, also a known verb it tagged as a noun or an adjective)."""
     if verb.lower_ in IDIOMS:
         return False
     misread = after_standing and verb.tag_ in MISREAD_TAGS and verb.lower_ in verb_forms()
@@ -85,7 +86,7 @@ def instruction(sent: Span) -> tuple[tuple[Token, ...], str] | None:
             i += 1
     elif opener is None:
         return None
-    if i >= len(tokens) or not _imperative(tokens[i], after_standing=standing):
+    if i >= len(tokens) or not _imperative(tokens[i], after_standing=standing or opener is not None):
         return None
     body = tuple(t for t in tokens[start:] if not (t.is_punct and t.i == sent.end - 1))
     return body, " ".join(opener or ())

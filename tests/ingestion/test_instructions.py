@@ -47,6 +47,7 @@ def claims(text: str) -> list[str]:
             "assumption.",
         ),
         ("Always store timestamps in UTC.", "User wants the assistant to always store timestamps in UTC."),
+        ("From now on, reply in Portuguese.", "User wants the assistant to reply in Portuguese from now on."),
         (
             "Always close with a summary table when I ask about quarterly numbers.",
             "When User asks about quarterly numbers, User wants the assistant to always close with a summary "
