@@ -29,7 +29,10 @@ step returns new items and leaves its input as it was. Its parameters: ``retriev
    ×(1 + ``speaker_boost``): "what did Nate say after Greta's setback" → Nate's reply, which only the
    neighbour step found, still outranks Greta's turns. (Boosting the votes before step 3 instead measured
    frac@10 0.789 against 0.794 on locomo-dev.)
-6. :func:`dedupe` drops only repeats: a memory saying what a better one says, a message or passage
+6. :func:`raise_instruction`: the standing instruction nearest the query, when it is near enough, is
+   moved up to ``instruction_slot`` (an instruction is found by one signal, so its vote trails facts that
+   several signals agree on, yet the assistant must see it to follow it).
+7. :func:`dedupe` drops only repeats: a memory saying what a better one says, a message or passage
    whose messages better items carry (their ranks go to the item kept).
 """
 
@@ -144,6 +147,27 @@ def spread(items: Mapping[str, Item], query: str, config: RetrievalConfig) -> di
             score *= 1 + config.speaker_boost
         scored[key] = item.copy_with(score=score)
     return scored
+
+
+#: The standing-instruction signal (``retrieval.signals.instructions``).
+INSTRUCTION = "instruction"
+
+
+def raise_instruction(ordered: Sequence[Item], hits: Sequence[Hit], config: RetrievalConfig) -> list[Item]:
+    """``ordered`` with the instruction signal's first hit moved up to position ``instruction_slot``
+    (0-based) when it ranks below it and its cosine with the query is at least
+    ``instruction_slot_cosine``; the order of the rest is kept. A negative slot turns this off."""
+    items = list(ordered)
+    if config.instruction_slot < 0:
+        return items
+    top = next((hit for hit in hits if hit.signal == INSTRUCTION and hit.rank == 1), None)
+    if top is None or top.score is None or top.score < config.instruction_slot_cosine:
+        return items
+    position = next((i for i, item in enumerate(items) if item.key == top.key), None)
+    if position is None or position <= config.instruction_slot:
+        return items
+    items.insert(config.instruction_slot, items.pop(position))
+    return items
 
 
 def _same_text(text: str) -> str:

@@ -28,7 +28,7 @@ from retrieval import config as retrieval_config
 from retrieval import query
 from retrieval.config import RetrievalConfig
 from retrieval.dense_query import people_named, without_people
-from retrieval.fusion import Hit, dedupe, spread, vote
+from retrieval.fusion import Hit, dedupe, raise_instruction, spread, vote
 from retrieval.items import Item, item_from_row, row_key
 from retrieval.render import fit
 from retrieval.rerank import ordered, rerank
@@ -141,7 +141,8 @@ def assemble(
         and not (item.filler and config.filler_weight <= 0)
     }
     scored = spread(rerank(candidates, as_of, config), query_text, config)
-    best = relevant(dedupe(ordered(list(scored.values())), limit), config.min_relative_score)
+    ranked = raise_instruction(ordered(list(scored.values())), hits, config)
+    best = relevant(dedupe(ranked, limit), config.min_relative_score)
     kept, context, tokens = fit(best[:limit], max_tokens, as_of)
     return RecallResult(
         items=kept,

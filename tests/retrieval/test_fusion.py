@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from retrieval.config import RetrievalConfig
-from retrieval.fusion import Hit, dedupe, normalise, spread, vote
+from retrieval.fusion import Hit, dedupe, normalise, raise_instruction, spread, vote
 from retrieval.items import Item
 from retrieval.recall import relevant
 from retrieval.rerank import ordered
@@ -198,6 +198,20 @@ def test_dedupe_with_a_limit_keeps_the_same_first_items_and_the_ranks_handed_on_
     assert [(item.key, item.ranks) for item in limited] == [(item.key, item.ranks) for item in whole[:2]]
     assert limited[0].ranks == {"vector": 1, "entity": 1}
     assert limited[1].ranks == {"keyword": 1, "message_keyword": 1, "x": 1}
+
+
+def test_the_nearest_instruction_is_raised_to_its_slot_when_near_enough() -> None:
+    ranked = [memory(key, f"e:{n}") for n, key in enumerate("abcdef")]
+    near = [Hit("instruction", "e", 0.42, rank=1), Hit("instruction", "f", 0.31, rank=2)]
+    settings = replace(SETTINGS, instruction_slot=1, instruction_slot_cosine=0.3)
+    assert [item.key for item in raise_instruction(ranked, near, settings)] == list("aebcdf")
+    far = [Hit("instruction", "e", 0.2, rank=1)]  # on another topic: stays where fusion put it
+    assert [item.key for item in raise_instruction(ranked, far, settings)] == list("abcdef")
+    already = [Hit("instruction", "a", 0.9, rank=1)]  # never moved down
+    assert [item.key for item in raise_instruction(ranked, already, settings)] == list("abcdef")
+    off = replace(settings, instruction_slot=-1)
+    assert [item.key for item in raise_instruction(ranked, near, off)] == list("abcdef")
+    assert [item.key for item in ranked] == list("abcdef")  # the input is left as it was
 
 
 def test_relevant_leaves_out_what_scores_below_a_share_of_the_best() -> None:
