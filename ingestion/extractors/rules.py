@@ -33,7 +33,7 @@ from ingestion.extractors.rules_candidates import (
     build_candidate,
     is_future,
 )
-from ingestion.extractors.rules_clauses import Clause, split_clauses
+from ingestion.extractors.rules_clauses import Clause, split_clauses, stated_before_question
 from ingestion.extractors.rules_filters import is_chatter, is_conditional, is_hypothetical, is_question
 from ingestion.extractors.rules_grammar import Fact
 from ingestion.extractors.rules_instructions import condition_of, instruction, instruction_fact, states_beside
@@ -99,7 +99,7 @@ def worth_reading(sent: Span, names: Sequence[str]) -> bool:
     """Can this sentence yield a candidate? Not a question, not chatter, not a condition, and it mentions the
     speaker (I/me/my/we/us/our...) or is a casual subjectless report ("Went hiking yesterday")."""
     if is_question(sent):
-        return False
+        return bool(stated_before_question(sent)) and not is_conditional(sent)
     if instruction(sent) is not None:  # "Always show me X when I ask about Y": a condition, but kept
         return True
     if is_chatter(sent.text, names) or is_conditional(sent):
@@ -125,6 +125,8 @@ def _instruction_candidate(sent: Span, ctx: MessageContext) -> CandidateOut | No
 
 
 def _sentence_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) -> list[CandidateOut]:
+    if is_question(sent):  # only the statement it opens with ("I'm vegan, can you …?")
+        return _stated_candidates(sent, ctx, names)
     standing = _instruction_candidate(sent, ctx)
     out: list[CandidateOut] = [standing] if standing is not None else []
     for clause in split_clauses(sent, names):
@@ -136,6 +138,15 @@ def _sentence_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) 
         cand = build_candidate(ctx, rel.fact, ctx.speakers.subject, tokens, span, clause=None, primary=False)
         if cand is not None:
             out.append(cand)
+    return out
+
+
+def _stated_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) -> list[CandidateOut]:
+    stated = stated_before_question(sent)
+    out: list[CandidateOut] = []
+    for clause in split_clauses(sent, names):
+        if clause.head.i in stated:
+            out += _clause_candidates(clause, ctx)
     return out
 
 

@@ -26,7 +26,7 @@ from typing import Final, Literal
 
 from spacy.tokens import Span, Token
 
-from ingestion.extractors.rules_filters import HEDGE_VERBS
+from ingestion.extractors.rules_filters import CONDITION_WORDS, HEDGE_VERBS
 from ingestion.extractors.rules_rewrite import FIRST_PERSON_SUBJECTS
 
 SubjectKind = Literal["speaker", "possessive", "implicit", "other"]
@@ -262,6 +262,38 @@ def _subject_kind(head: Token, subject: Token | None, tokens: list[Token]) -> Su
     if first.lower_ == "been" or (first.lower_ in _CASUAL_FUTURE and first.i <= head.i):
         return "implicit"  # "Been reading a lot." / "Gonna start a new job."
     return "other"
+
+
+#: Tags of wh-words ("what", "which", "whose", "how").
+_WH_TAGS: Final = frozenset({"WDT", "WP", "WP$", "WRB"})
+
+
+def _asks(head: Token, head_ids: set[int]) -> bool:
+    """Whether the clause of ``head`` is interrogative: an auxiliary before its subject ("can you …") or a
+    wh-word before its verb ("how should I …", "what snack should I …")."""
+    subject = subject_of(head)
+    if subject is not None and any(c.dep_ in ("aux", "auxpass") and c.i < subject.i for c in head.children):
+        return True
+    return any(t.tag_ in _WH_TAGS and t.i < head.i for t in _collect(head, head_ids - {head.i}))
+
+
+def stated_before_question(sent: Span) -> frozenset[int]:
+    """In a question that opens with the speaker's statement ("I'm allergic to nuts, can you suggest a
+    snack?", "I work at Stripe now, how should I update my resume?"), the heads of the statement's clauses:
+    declarative, not under a condition ("If I move, what …?"), before an interrogative clause of the same
+    sentence. Empty for any other question: "Do you think I should move?" states nothing."""
+    heads = clause_heads(sent)
+    head_ids = {head.i for head in heads}
+    asking = [head.i for head in heads if _asks(head, head_ids)]
+    if not asking:
+        return frozenset()
+    return frozenset(
+        head.i
+        for head in heads
+        if head.i < max(asking)
+        and not _asks(head, head_ids)
+        and not any(c.dep_ == "mark" and c.lower_ in CONDITION_WORDS for c in head.children)
+    )
 
 
 def split_clauses(sent: Span, names: Iterable[str] = ()) -> list[Clause]:

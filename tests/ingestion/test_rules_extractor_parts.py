@@ -122,6 +122,25 @@ def test_a_thank_you_and_the_name_addressed_are_not_part_of_the_claim(text: str)
     assert [c.claim for c in say(("user", text)).candidates] == ["User moved to Lisbon."]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'm allergic to nuts, can you suggest a snack?", ["User is allergic to nuts."]),
+        ("I work at Stripe now, how should I update my resume?", ["User works at Stripe now."]),
+        (
+            "I'm using Postgres 16 for storage, but how do I tune autovacuum?",
+            ["User is using Postgres 16 for storage."],
+        ),
+        ("If I move to Denver, what should I do?", []),  # a condition, not a statement
+        ("Do you think I should move to Denver?", []),
+        ("Which city do I live in again?", []),
+        ("Can you suggest a name for my new puppy?", []),
+    ],
+)
+def test_a_question_keeps_only_the_statement_it_opens_with(text: str, expected: list[str]) -> None:
+    assert [c.claim for c in say(("user", text)).candidates] == expected
+
+
 def test_named_speakers_are_the_subjects_of_their_ownclaims() -> None:
     result = say(
         ("user", "I moved to Lisbon last month.", "Ana"), ("user", "I moved to Oslo in March.", "Ben")
