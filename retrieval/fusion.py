@@ -45,6 +45,7 @@ from dataclasses import dataclass
 
 from retrieval.config import RetrievalConfig
 from retrieval.items import ROLES, Item
+from retrieval.signals import instructions
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -149,10 +150,6 @@ def spread(items: Mapping[str, Item], query: str, config: RetrievalConfig) -> di
     return scored
 
 
-#: The standing-instruction signal (``retrieval.signals.instructions``).
-INSTRUCTION = "instruction"
-
-
 def raise_instruction(ordered: Sequence[Item], hits: Sequence[Hit], config: RetrievalConfig) -> list[Item]:
     """``ordered`` with the instruction signal's first hit moved up to position ``instruction_slot``
     (0-based) when it ranks below it and its cosine with the query is at least
@@ -160,7 +157,7 @@ def raise_instruction(ordered: Sequence[Item], hits: Sequence[Hit], config: Retr
     items = list(ordered)
     if config.instruction_slot < 0:
         return items
-    top = next((hit for hit in hits if hit.signal == INSTRUCTION and hit.rank == 1), None)
+    top = next((hit for hit in hits if hit.signal == instructions.NAME and hit.rank == 1), None)
     if top is None or top.score is None or top.score < config.instruction_slot_cosine:
         return items
     position = next((i for i, item in enumerate(items) if item.key == top.key), None)

@@ -60,9 +60,8 @@ def test_the_car_chat_keeps_the_users_facts_and_drops_the_rest(project: Project)
     run_inline(episode.pk)
     claims = [text.lower() for text in project.memories.values_list("text", flat=True)]
     assert 4 <= len(claims) <= 6, claims
-    assert (
-        "user is looking for a new car." in claims
-    )  # what "I'm looking for a new car, can you help?" states
+    # what "I'm looking for a new car, can you help?" states
+    assert "user is looking for a new car." in claims
     assert any("interested in" in claim and "corolla hybrid" in claim for claim in claims)
     assert any("suvs" in claim and "too big" in claim for claim in claims)
     assert any("city commuting" in claim for claim in claims)
