@@ -33,8 +33,19 @@ from ingestion.extractors.rules_candidates import (
     build_candidate,
     is_future,
 )
-from ingestion.extractors.rules_clauses import Clause, split_clauses, stated_before_question
-from ingestion.extractors.rules_filters import is_chatter, is_conditional, is_hypothetical, is_question
+from ingestion.extractors.rules_clauses import (
+    Clause,
+    asks_the_listener,
+    split_clauses,
+    stated_before_question,
+)
+from ingestion.extractors.rules_filters import (
+    asks_whether,
+    is_chatter,
+    is_conditional,
+    is_hypothetical,
+    is_question,
+)
 from ingestion.extractors.rules_grammar import Fact
 from ingestion.extractors.rules_instructions import condition_of, instruction, instruction_fact, states_beside
 from ingestion.extractors.rules_nlp import add_entities, parse_all
@@ -69,8 +80,9 @@ def _states_a_name(clause: Clause) -> bool:
 def _clause_candidates(clause: Clause, ctx: MessageContext) -> list[CandidateOut]:
     text = " ".join(t.text for t in clause.tokens)
     chatter = is_chatter(text, ctx.skip_names) and not _states_a_name(clause)
-    if chatter or is_hypothetical(clause.head):
-        return []
+    asks = asks_whether(clause.tokens) or any(asks_the_listener(t) for t in clause.tokens)
+    if chatter or is_hypothetical(clause.head) or asks:
+        return []  # "I was wondering if you could help me …", "I'm not sure if it works": they ask
     subject, facts = _facts(clause, ctx.speakers)
     future = is_future(clause, ctx)
     out: list[CandidateOut] = []

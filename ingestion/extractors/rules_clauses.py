@@ -26,7 +26,7 @@ from typing import Final, Literal
 
 from spacy.tokens import Span, Token
 
-from ingestion.extractors.rules_filters import CONDITION_WORDS, HEDGE_VERBS
+from ingestion.extractors.rules_filters import HEDGE_VERBS, is_condition_word
 from ingestion.extractors.rules_rewrite import FIRST_PERSON_SUBJECTS
 
 SubjectKind = Literal["speaker", "possessive", "implicit", "other"]
@@ -277,6 +277,21 @@ def _asks(head: Token, head_ids: set[int]) -> bool:
     return any(t.tag_ in _WH_TAGS and t.i < head.i for t in _collect(head, head_ids - {head.i}))
 
 
+#: Modals a request to the listener inverts or hedges with ("can you check …", "if you could help …").
+_REQUEST_MODALS: Final = frozenset({"can", "could", "would", "will"})
+
+
+def asks_the_listener(token: Token) -> bool:
+    """``token`` is the "you" of a request: after its modal ("…, can you check my work?", which the parser
+    often hangs below an earlier clause) or with a modal under another verb ("I was wondering if you could
+    help", "I was hoping you could review it")."""
+    if token.lower_ != "you" or token.dep_ != "nsubj":
+        return False
+    verb = token.head
+    modals = [c for c in verb.children if c.dep_ == "aux" and c.lower_ in _REQUEST_MODALS]
+    return any(m.i < token.i for m in modals) or (bool(modals) and verb.dep_ != "ROOT")
+
+
 def stated_before_question(sent: Span) -> frozenset[int]:
     """In a question that opens with the speaker's statement ("I'm allergic to nuts, can you suggest a
     snack?", "I work at Stripe now, how should I update my resume?"), the heads of the statement's clauses:
@@ -284,7 +299,7 @@ def stated_before_question(sent: Span) -> frozenset[int]:
     sentence. Empty for any other question: "Do you think I should move?" states nothing."""
     heads = clause_heads(sent)
     head_ids = {head.i for head in heads}
-    asking = [head.i for head in heads if _asks(head, head_ids)]
+    asking = [head.i for head in heads if _asks(head, head_ids)] + [t.i for t in sent if asks_the_listener(t)]
     if not asking:
         return frozenset()
     return frozenset(
@@ -292,7 +307,7 @@ def stated_before_question(sent: Span) -> frozenset[int]:
         for head in heads
         if head.i < max(asking)
         and not _asks(head, head_ids)
-        and not any(c.dep_ == "mark" and c.lower_ in CONDITION_WORDS for c in head.children)
+        and not any(c.dep_ == "mark" and is_condition_word(c) for c in head.children)
     )
 
 

@@ -2,10 +2,11 @@
 
 Choices:
 
-* A sentence that ends with "?" is dropped whole, even when it starts with a statement ("I'm looking for a
-  new car, can you help?"): the request is what the sentence is for, and a half-kept sentence is more often
-  wrong than right. Questions without a question mark are caught by their shape (a question word or an
-  auxiliary before the subject).
+* A question keeps only the statement it opens with ("I'm allergic to nuts, can you suggest a snack?" →
+  the allergy; ``rules_clauses.stated_before_question``); a question that states nothing ("Do you think I
+  should move?") is dropped whole. Questions without a question mark are caught by their shape (a question
+  word or an auxiliary before the subject). A clause that asks the listener ("I was wondering if you could
+  help", "I was hoping you could review it") or asks "whether" ("I'm not sure if it works") states nothing.
 * Chatter is judged on the sentence's words: if every word is a greeting, thanks, acknowledgement, filler or
   a participant's name ("Hi!", "thanks so much!", "lol", "that's great", "I agree", "I love it"), it goes.
 * A clause that survives must still say something: at least one substantive word (a noun, a name, a number,
@@ -13,10 +14,11 @@ Choices:
 * Hedges ("maybe", "I think", "probably", "kind of") do not drop a clause; they lower its confidence
   (see ``rules_scoring``).
 * Hypotheticals are not facts: a sentence with a condition ("If I moved to Tokyo, ...", "Unless I get the
-  job, ...", "What if I quit?") is dropped whole, and so is a clause whose verb carries a modal of
-  possibility ("I would learn Japanese", "I could work remotely"; "I might move" is a hedged plan, kept
-  with a lower confidence); a wish stays a wish
-  ("I'd love to visit Rome" → ``wants``, see ``rules_patterns``).
+  job, ...", "What if I quit?") is dropped whole (an "if" that means "whether", after "not sure",
+  "wondering", "know", "tell me" …, is no condition: ``WHETHER_HEADS``), and so is a clause whose verb
+  carries a modal of possibility ("I would learn Japanese", "I could work remotely"; "I might move" is a
+  hedged plan, kept with a lower confidence); a wish stays a wish ("I'd love to visit Rome" → ``wants``,
+  see ``rules_patterns``).
 """
 
 from __future__ import annotations
@@ -268,9 +270,41 @@ HYPOTHETICAL_MODALS: Final = frozenset({"would", "could", "'d", "should"})
 WISH_VERBS: Final = frozenset({"love", "like", "prefer", "want", "rather", "enjoy", "hate"})
 
 
+#: Words after which "if" means "whether" ("I'm not sure if it works", "I was wondering if you could help",
+#: "can you tell me if …"): it opens an indirect question, not a condition. Lemmas, so "wondering" and
+#: "knew" count; a pronoun may stand between ("tell me if", "ask you if").
+WHETHER_HEADS: Final = words(
+    "wonder sure unsure certain uncertain know curious check see ask tell verify confirm determine decide "
+    "doubt clear unclear test"
+)
+
+
+_CONDITION_DEPS: Final = frozenset({"mark", "advmod", "ROOT", "dep"})
+_OBJECT_PRONOUNS: Final = words("me you us him her them")
+
+
+def is_condition_word(token: Token) -> bool:
+    """``token`` opens a condition ("if", "unless", ...), not an indirect question ("not sure if …")."""
+    if token.lower_ not in CONDITION_WORDS or token.dep_ not in _CONDITION_DEPS:
+        return False
+    if token.lower_ != "if" or token.i == token.sent.start:
+        return True
+    before = token.doc[token.i - 1]
+    if before.lower_ in _OBJECT_PRONOUNS and before.i > token.sent.start:
+        before = token.doc[before.i - 1]
+    return before.lemma_.lower() not in WHETHER_HEADS and before.lower_ not in WHETHER_HEADS
+
+
+def asks_whether(tokens: Iterable[Token]) -> bool:
+    """``tokens`` hold an indirect question ("I'm not sure if it works", "I don't know if I should go"):
+    a question in other words, which states nothing."""
+    return any(t.lower_ == "if" and t.dep_ in _CONDITION_DEPS and not is_condition_word(t) for t in tokens)
+
+
 def is_conditional(sent: Span) -> bool:
-    """A sentence with a condition: "If I moved to Tokyo, I'd ...", "Even if I left, ..."."""
-    return any(t.lower_ in CONDITION_WORDS and t.dep_ in ("mark", "advmod", "ROOT", "dep") for t in sent)
+    """A sentence with a condition: "If I moved to Tokyo, I'd ...", "Even if I left, ..."; an "if" that
+    means "whether" ("I'm not sure if it's right") is no condition."""
+    return any(is_condition_word(t) for t in sent)
 
 
 def is_hypothetical(head: Token) -> bool:

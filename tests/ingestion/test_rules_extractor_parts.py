@@ -141,6 +141,35 @@ def test_a_question_keeps_only_the_statement_it_opens_with(text: str, expected: 
     assert [c.claim for c in say(("user", text)).candidates] == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "if" after sure / wonder / know asks "whether": the sentence around it still states things
+        (
+            "I'm migrating my blog to Hugo, but I'm not sure if the old permalinks will survive.",
+            ["User is migrating User's blog to Hugo."],  # the doubt is a question in other words
+        ),
+        (
+            "I keep bees on my balcony, and I was wondering if you could help me plan the winter feeding.",
+            ["User keeps bees on User's balcony."],
+        ),
+        ("I sold my old bike, and I was hoping you could suggest a new one.", ["User sold User's old bike."]),
+        # the request the parser hangs below an earlier clause still closes the statement part
+        (
+            "I'm rewriting the billing module in Rust, but I'm not sure if it's idiomatic, can you check it?",
+            ["User is rewriting the billing module in Rust."],
+        ),
+        # a condition is still a condition
+        ("I'll repaint the kitchen if the landlord agrees.", []),
+        ("If I get the grant, I'll hire two students.", []),
+        ("Let me know if you need anything.", []),
+        ("I don't know if I should take the job.", []),
+    ],
+)
+def test_an_if_that_means_whether_is_not_a_condition(text: str, expected: list[str]) -> None:
+    assert [c.claim for c in say(("user", text)).candidates] == expected
+
+
 def test_named_speakers_are_the_subjects_of_their_ownclaims() -> None:
     result = say(
         ("user", "I moved to Lisbon last month.", "Ana"), ("user", "I moved to Oslo in March.", "Ben")
