@@ -37,7 +37,7 @@ from ingestion.extractors.rules_clauses import (
     Clause,
     asks_the_listener,
     split_clauses,
-    stated_before_question,
+    stated_in_question,
 )
 from ingestion.extractors.rules_filters import (
     asks_whether,
@@ -111,7 +111,7 @@ def worth_reading(sent: Span, names: Sequence[str]) -> bool:
     """Can this sentence yield a candidate? Not a question, not chatter, not a condition, and it mentions the
     speaker (I/me/my/we/us/our...) or is a casual subjectless report ("Went hiking yesterday")."""
     if is_question(sent):
-        return bool(stated_before_question(sent)) and not is_conditional(sent)
+        return bool(stated_in_question(sent)) and not is_conditional(sent)
     if instruction(sent) is not None:  # "Always show me X when I ask about Y": a condition, but kept
         return True
     if is_chatter(sent.text, names) or is_conditional(sent):
@@ -154,9 +154,9 @@ def _sentence_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) 
 
 
 def _stated_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) -> list[CandidateOut]:
-    stated = stated_before_question(sent)
+    stated = stated_in_question(sent)
     out: list[CandidateOut] = []
-    for clause in split_clauses(sent, names):
+    for clause in split_clauses(sent, names, extra_heads=stated):
         if clause.head.i in stated:
             out += _clause_candidates(clause, ctx)
     return out

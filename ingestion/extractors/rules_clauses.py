@@ -292,29 +292,60 @@ def asks_the_listener(token: Token) -> bool:
     return any(m.i < token.i for m in modals) or (bool(modals) and verb.dep_ != "ROOT")
 
 
-def stated_before_question(sent: Span) -> frozenset[int]:
-    """In a question that opens with the speaker's statement ("I'm allergic to nuts, can you suggest a
-    snack?", "I work at Stripe now, how should I update my resume?"), the heads of the statement's clauses:
-    declarative, not under a condition ("If I move, what …?"), before an interrogative clause of the same
-    sentence. Empty for any other question: "Do you think I should move?" states nothing."""
+#: Words that give a question's reason: "…, since I edit videos?", "…, because I'm vegetarian?".
+_REASON_MARKS: Final = frozenset({"since", "because", "as"})
+#: … and verbs that do: "…, considering I've already cut it to 10?", "…, given that I prefer PKCE?".
+_REASON_VERBS: Final = frozenset({"considering", "given"})
+
+
+def _gives_reason(tok: Token) -> bool:
+    """``tok`` heads a clause of the speaker's ("I …", "my … ") given as a reason (see ``_REASON_*``)."""
+    subject = subject_of(tok)
+    if subject is None or tok.pos_ not in ("VERB", "AUX"):
+        return False
+    if not (is_first_person(subject) or owned_by_speaker(subject)):
+        return False
+    marked = any(c.dep_ == "mark" and c.lower_ in _REASON_MARKS for c in tok.children)
+    return marked or (tok.head.lower_ in _REASON_VERBS and tok.dep_ in ("ccomp", "pcomp", "advcl"))
+
+
+def stated_in_question(sent: Span) -> frozenset[int]:
+    """In a question, the heads of the clauses that state something about the speaker; empty for any
+    other question ("Do you think I should move?" states nothing):
+
+    - the statement it opens with ("I'm allergic to nuts, can you suggest a snack?", "I work at Stripe
+      now, how should I update my resume?"): declarative clauses, not under a condition ("If I move, what
+      …?"), before an interrogative clause of the same sentence;
+    - the reason it gives after asking ("What should I cook, since I'm vegetarian?", "Can you tune it,
+      considering I've already cut the pool to 10?"): a clause of the speaker's after a reason word, and
+      the clauses joined to it ("… because I'm vegetarian and my partner hates mushrooms?").
+
+    The heads of reasons are not always clause heads (:func:`clause_heads`): pass the result to
+    :func:`split_clauses` as ``extra_heads``."""
     heads = clause_heads(sent)
     head_ids = {head.i for head in heads}
     asking = [head.i for head in heads if _asks(head, head_ids)] + [t.i for t in sent if asks_the_listener(t)]
     if not asking:
         return frozenset()
-    return frozenset(
+    opening = {
         head.i
         for head in heads
         if head.i < max(asking)
         and not _asks(head, head_ids)
         and not any(c.dep_ == "mark" and is_condition_word(c) for c in head.children)
-    )
+    }
+    reasons = {tok.i for tok in sent if tok.i > min(asking) and _gives_reason(tok)}
+    joined = {head.i for head in heads if head.dep_ in SPLIT_DEPS and head.head.i in reasons}
+    return frozenset(opening | reasons | joined)
 
 
-def split_clauses(sent: Span, names: Iterable[str] = ()) -> list[Clause]:
-    """The clauses of ``sent`` with trimmed tokens and subject kinds (empty clauses are left out)."""
+def split_clauses(sent: Span, names: Iterable[str] = (), extra_heads: Iterable[int] = ()) -> list[Clause]:
+    """The clauses of ``sent`` with trimmed tokens and subject kinds (empty clauses are left out).
+    ``extra_heads``: indexes of tokens that head a clause too (:func:`stated_in_question`)."""
     lowered = {n.lower() for n in names}
     heads = clause_heads(sent)
+    head_ids = {h.i for h in heads}
+    heads = sorted([*heads, *(sent.doc[i] for i in set(extra_heads) - head_ids)], key=lambda t: t.i)
     head_ids = {h.i for h in heads}
     out: list[Clause] = []
     for head in heads:

@@ -131,6 +131,22 @@ def test_a_thank_you_and_the_name_addressed_are_not_part_of_the_claim(text: str)
             "I'm using Postgres 16 for storage, but how do I tune autovacuum?",
             ["User is using Postgres 16 for storage."],
         ),
+        # the reason it gives after asking is a statement too
+        ("Can you suggest a snack, since I'm allergic to nuts?", ["User is allergic to nuts."]),
+        (
+            "What should I cook tonight, because I'm vegetarian and my partner hates onions?",
+            ["User is vegetarian.", "User's partner hates onions."],
+        ),
+        (
+            "How should I size the pool, considering I've already cut it from 20 to 12?",
+            ["User has already cut it from 20 to 12."],
+        ),
+        (
+            "Which flow should I use, given that I prefer PKCE for public clients?",
+            ["User prefers PKCE for public clients."],
+        ),
+        ("Do you think I should move, since the rent went up?", []),  # not the speaker's
+        ("Can you help me, since you know Python?", []),
         ("If I move to Denver, what should I do?", []),  # a condition, not a statement
         ("Do you think I should move to Denver?", []),
         ("Which city do I live in again?", []),
