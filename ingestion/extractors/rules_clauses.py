@@ -158,9 +158,22 @@ def clause_heads(sent: Span) -> list[Token]:
             tok.i < tok.head.i
             or (tok.head.dep_ == "ROOT" and subject_of(tok.head) is None)  # "Please note I'm allergic to ..."
             or (tok.head.lemma_.lower() in HEDGE_VERBS and _speaker_head(tok.head))
+            or framed(tok)
         ):
             heads.append(tok)
     return sorted(heads, key=lambda t: t.i)
+
+
+def framed(tok: Token) -> bool:
+    """``tok`` heads the speaker's statement inside a frame: "The good news is that I got the job", "The
+    thing is, I just adopted a puppy" (the root "is" has a subject that is not the speaker's)."""
+    frame, subject = tok.head, subject_of(tok)
+    if tok.dep_ != "ccomp" or frame.dep_ != "ROOT" or frame.lemma_ != "be" or subject is None:
+        return False
+    frame_subject = subject_of(frame)
+    if frame_subject is None or is_first_person(frame_subject) or owned_by_speaker(frame_subject):
+        return False
+    return is_first_person(subject) or owned_by_speaker(subject)
 
 
 def _collect(head: Token, stop: set[int]) -> list[Token]:

@@ -186,6 +186,19 @@ def test_an_if_that_means_whether_is_not_a_condition(text: str, expected: list[s
     assert [c.claim for c in say(("user", text)).candidates] == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The good news is that I got the job at the bakery!", ["User got the job at the bakery."]),
+        ("The thing is, I just adopted a puppy.", ["User just adopted a puppy."]),
+        ("The hardest part was that we had to sell the farm.", ["User had to sell the farm."]),
+        ("The problem is that the server crashes every night.", []),  # not the speaker's statement
+    ],
+)
+def test_a_statement_framed_by_the_x_is_that_is_kept(text: str, expected: list[str]) -> None:
+    assert [c.claim for c in say(("user", text)).candidates] == expected
+
+
 def test_named_speakers_are_the_subjects_of_their_ownclaims() -> None:
     result = say(
         ("user", "I moved to Lisbon last month.", "Ana"), ("user", "I moved to Oslo in March.", "Ben")
