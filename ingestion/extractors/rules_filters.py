@@ -2,9 +2,10 @@
 
 Choices:
 
-* A question keeps only the statement it opens with ("I'm allergic to nuts, can you suggest a snack?" →
-  the allergy; ``rules_clauses.stated_in_question``); a question that states nothing ("Do you think I
-  should move?") is dropped whole. Questions without a question mark are caught by their shape (a question
+* A question keeps only what it states about the speaker: the statement it opens with ("I'm allergic to
+  nuts, can you suggest a snack?") and the reason it gives ("…, since I'm vegetarian?";
+  ``rules_clauses.stated_in_question``); a question that states nothing ("Do you think I should move?") is
+  dropped whole. Questions without a question mark are caught by their shape (a question
   word or an auxiliary before the subject). A clause that asks the listener ("I was wondering if you could
   help", "I was hoping you could review it") or asks "whether" ("I'm not sure if it works") states nothing.
 * Chatter is judged on the sentence's words: if every word is a greeting, thanks, acknowledgement, filler or
