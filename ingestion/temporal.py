@@ -10,7 +10,8 @@ Choices (tested in tests/ingestion/test_temporal.py):
 - "last X": the latest X strictly before the current one; "next X": the first strictly after ("next Friday"
   on a Monday is that week's). "this <weekday>": the coming one; "this <season>": the nearest. Bare
   weekdays, months, seasons, "the weekend", yearless dates: the nearest occurrence in the past (the current
-  one included), or in the future if the sentence so far has a future cue ("will", "'ll", "going to").
+  one included), or in the future if the sentence so far has a future cue ("will", "'ll", "going to") or
+  the present progressive of an arrangement just before the date ("I'm moving to Oslo in June").
 - "N days ago" is that day, "N weeks/months/years ago" the unit holding that point; "a few"/"several" mean 3
   and widen the bucket one step (days -> week, weeks -> month, months -> season); "a couple" means 2.
 - Not dates: lower-case "may"/"march" unless after in/last/next ("this may be"); bare months or years
@@ -147,6 +148,21 @@ _FUTURE_CUE = re.compile(
 )
 
 
+#: The present progressive of an arrangement, a few words before the date: "I'm starting a new job in March",
+#: "We're getting married in September", "My sister is moving to Oslo in June" are plans, not memories.
+#: Only verbs of arrangements, and at most ``ARRANGEMENT_GAP_WORDS`` words between: "I'm having trouble with
+#: the report I wrote in March" stays in the past.
+ARRANGEMENT_GAP_WORDS = 4
+_ARRANGEMENT_CUE = re.compile(
+    r"(?:\b(?:am|is|are)|['’](?:m|s|re))\s+(?:\w+ly\s+)?"
+    r"(?:moving|relocating|starting|beginning|joining|leaving|quitting|retiring|graduating|getting|flying"
+    r"|traveling|travelling|visiting|meeting|hosting|throwing|attending|launching|releasing|opening"
+    r"|coming|heading|returning|switching|taking)\b"
+    rf"(?:\s+[^\s.!?]+){{0,{ARRANGEMENT_GAP_WORDS}}}\s+$",
+    re.I,
+)
+
+
 class _Ctx:
     """What a resolver needs: the text and the document date (an aware UTC instant and its UTC day)."""
 
@@ -155,7 +171,9 @@ class _Ctx:
 
     def future(self, start: int) -> bool:  # a future-tense cue in the sentence up to ``start``
         sentence_start = max(self.text.rfind(c, 0, start) for c in ".!?\n") + 1
-        return _FUTURE_CUE.search(self.text, sentence_start, start) is not None
+        if _FUTURE_CUE.search(self.text, sentence_start, start) is not None:
+            return True
+        return _ARRANGEMENT_CUE.search(self.text, sentence_start, start) is not None
 
     def after(self, pattern: re.Pattern[str], start: int) -> bool:
         return pattern.search(self.text[max(0, start - CONTEXT_LOOKBACK_CHARS) : start]) is not None

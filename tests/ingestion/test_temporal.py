@@ -54,6 +54,17 @@ CASES = [
     ("I went skiing in August.", "in August", date(2022, 8, 1), date(2022, 9, 1), "month"),
     ("It opens in May.", "in May", date(2023, 5, 1), date(2023, 6, 1), "month"),
     ("I'll travel in August", "in August", date(2023, 8, 1), date(2023, 9, 1), "month"),
+    # the present progressive of an arrangement is a plan; other progressives keep the past
+    ("I'm moving to Oslo in June", "in June", date(2023, 6, 1), date(2023, 7, 1), "month"),
+    ("We're getting married in September!", "in September", date(2023, 9, 1), date(2023, 10, 1), "month"),
+    ("I'm starting a new job in March", "in March", date(2024, 3, 1), date(2024, 4, 1), "month"),
+    (
+        "I'm having trouble with the essay I wrote in March",
+        "in March",
+        date(2023, 3, 1),
+        date(2023, 4, 1),
+        "month",
+    ),
     ("We relaxed this past weekend", "this past weekend", date(2023, 5, 6), date(2023, 5, 8), "weekend"),
     ("I've lived here since March", "March", date(2023, 3, 1), date(2023, 4, 1), "month"),
     ("We met last March", "last March", date(2023, 3, 1), date(2023, 4, 1), "month"),
