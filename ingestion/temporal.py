@@ -30,6 +30,7 @@ from typing import Literal, cast
 
 import dateparser
 
+from ingestion import temporal_cues
 from ingestion.extractors.base import TimeMention
 
 Granularity = Literal["day", "week", "weekend", "month", "season", "year"]
@@ -46,7 +47,6 @@ SATURDAY_OFFSET = 5  # days from Monday
 SATURDAY_KIND = (SATURDAY_OFFSET + 1) % DAYS_PER_WEEK  # date.toordinal() % 7 of a Saturday
 WEEKEND_DAYS = 2
 VAGUE_COUNT = 3  # "a few" / "several"
-CONTEXT_LOOKBACK_CHARS = 24  # how far before a bare month or year "since", "until", ... may be
 SEASONS = ("spring", "summer", "autumn", "winter")
 _MONTH_WORDS = (
     "january jan",
@@ -133,34 +133,6 @@ _CUES = {  # substrings of the lower-cased text that a pattern needs before it i
     "weekend": ("weekend",),
     "ago": ("ago", "now"),
 }
-_MONTH_CONTEXT = re.compile(
-    r"\b(?:since|until|till|before|after|through|around|of|early|late|mid)[\s-]+$", re.I
-)
-_YEAR_CONTEXT = re.compile(
-    r"\b(?:since|until|till|before|after|early|late|mid|(?:end|start|middle)\s+of)"
-    r"[\s-]+$",
-    re.I,
-)
-_FUTURE_CUE = re.compile(
-    r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|about\s+to|hope\s+to"
-    r"|can'?t\s+wait|looking\s+forward|upcoming)\b|\w['’]ll\b",
-    re.I,
-)
-
-
-#: The present progressive of an arrangement, a few words before the date: "I'm starting a new job in March",
-#: "We're getting married in September", "My sister is moving to Oslo in June" are plans, not memories.
-#: Only verbs of arrangements, and at most ``ARRANGEMENT_GAP_WORDS`` words between: "I'm having trouble with
-#: the report I wrote in March" stays in the past.
-ARRANGEMENT_GAP_WORDS = 4
-_ARRANGEMENT_CUE = re.compile(
-    r"(?:\b(?:am|is|are)|['’](?:m|s|re))\s+(?:\w+ly\s+)?"
-    r"(?:moving|relocating|starting|beginning|joining|leaving|quitting|retiring|graduating|getting|flying"
-    r"|traveling|travelling|visiting|meeting|hosting|throwing|attending|launching|releasing|opening"
-    r"|coming|heading|returning|switching|taking)\b"
-    rf"(?:\s+[^\s.!?]+){{0,{ARRANGEMENT_GAP_WORDS}}}\s+$",
-    re.I,
-)
 
 
 class _Ctx:
@@ -169,14 +141,8 @@ class _Ctx:
     def __init__(self, text: str, now: datetime) -> None:
         self.text, self.now, self.today = text, now, now.date()
 
-    def future(self, start: int) -> bool:  # a future-tense cue in the sentence up to ``start``
-        sentence_start = max(self.text.rfind(c, 0, start) for c in ".!?\n") + 1
-        if _FUTURE_CUE.search(self.text, sentence_start, start) is not None:
-            return True
-        return _ARRANGEMENT_CUE.search(self.text, sentence_start, start) is not None
-
-    def after(self, pattern: re.Pattern[str], start: int) -> bool:
-        return pattern.search(self.text[max(0, start - CONTEXT_LOOKBACK_CHARS) : start]) is not None
+    def future(self, start: int) -> bool:
+        return temporal_cues.future(self.text, start)
 
 
 # -- calendar arithmetic: month index = year * 12 + month - 1, season ordinal = year * 4 + (0 spring .. 3)
@@ -250,7 +216,7 @@ def _month_or_year(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
     rel, prep = (groups.get("rel") or "").lower(), groups["prep"]
     word, year = groups.get("mon"), groups.get("year")
     if word is None:
-        year_ok = prep or ctx.after(_YEAR_CONTEXT, m.start())
+        year_ok = prep or temporal_cues.year_context(ctx.text, m.start())
         return _months(int(m.group("year")) * MONTHS_PER_YEAR, MONTHS_PER_YEAR, "year") if year_ok else None
     kind = _MONTHS[word.lower()]
     if year:
@@ -259,7 +225,7 @@ def _month_or_year(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
         return None
     if rel == "this":
         return _months(ctx.today.year * MONTHS_PER_YEAR + kind, 1, "month")
-    if not (rel or prep or ctx.after(_MONTH_CONTEXT, m.start())):
+    if not (rel or prep or temporal_cues.month_context(ctx.text, m.start())):
         return None
     mode = _mode(rel, ctx.future(m.start()))
     return _months(_pick(_month_index(ctx.today), kind, MONTHS_PER_YEAR, mode), 1, "month")
@@ -365,10 +331,6 @@ _GRAMMAR: tuple[tuple[frozenset[str], re.Pattern[str], Resolver], ...] = tuple(
 )
 
 
-#: "every Friday", "each spring": a habit, not a date (resolving it stored "deploys every on 27 February").
-_RECURRING = re.compile(r"\b(?:every|each)(?:\s+other)?\s+$", re.IGNORECASE)
-
-
 def find_time_mentions(text: str, document_date: datetime) -> list[TimeMention]:
     """Time expressions in ``text`` resolved against the aware ``document_date``, in text order, never
     overlapping (of overlapping candidates the longest wins, then the earliest)."""
@@ -384,7 +346,7 @@ def find_time_mentions(text: str, document_date: datetime) -> list[TimeMention]:
         for needs, pattern, resolve in _GRAMMAR
         if needs <= cues
         for match in pattern.finditer(text)
-        if not _RECURRING.search(text, 0, match.start("m")) and (bucket := resolve(match, ctx)) is not None
+        if not temporal_cues.recurring(text, match.start("m")) and (bucket := resolve(match, ctx)) is not None
     ]
     taken: list[tuple[int, int, Bucket]] = []
     for start, end, bucket in sorted(found, key=lambda f: (f[0] - f[1], f[0])):

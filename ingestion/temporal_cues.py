@@ -1,0 +1,65 @@
+"""The words around a time expression that change how it is read (``ingestion.temporal``): a future cue
+before it in the same sentence, "since"/"until" before a bare month or year, "every" before a habit."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+#: How far before a bare month or year "since", "until", ... may be.
+CONTEXT_LOOKBACK_CHARS: Final = 24
+_SENTENCE_ENDS: Final = ".!?\n"
+
+_MONTH_CONTEXT = re.compile(
+    r"\b(?:since|until|till|before|after|through|around|of|early|late|mid)[\s-]+$", re.I
+)
+_YEAR_CONTEXT = re.compile(
+    r"\b(?:since|until|till|before|after|early|late|mid|(?:end|start|middle)\s+of)"
+    r"[\s-]+$",
+    re.I,
+)
+_FUTURE_CUE = re.compile(
+    r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|about\s+to|hope\s+to"
+    r"|can'?t\s+wait|looking\s+forward|upcoming)\b|\w['’]ll\b",
+    re.I,
+)
+
+
+#: The present progressive of an arrangement, a few words before the date: "I'm starting a new job in March",
+#: "We're getting married in September", "My sister is moving to Oslo in June" are plans, not memories.
+#: Only verbs of arrangements, and at most ``ARRANGEMENT_GAP_WORDS`` words between: "I'm having trouble with
+#: the report I wrote in March" stays in the past.
+ARRANGEMENT_GAP_WORDS: Final = 4
+_ARRANGEMENT_CUE = re.compile(
+    r"(?:\b(?:am|is|are)|['’](?:m|s|re))\s+(?:\w+ly\s+)?"
+    r"(?:moving|relocating|starting|beginning|joining|leaving|quitting|retiring|graduating|getting|flying"
+    r"|traveling|travelling|visiting|meeting|hosting|throwing|attending|launching|releasing|opening"
+    r"|coming|heading|returning|switching|taking)\b"
+    rf"(?:\s+[^\s.!?]+){{0,{ARRANGEMENT_GAP_WORDS}}}\s+$",
+    re.I,
+)
+#: "every Friday", "each spring": a habit, not a date (resolving it stored "deploys every on 27 February").
+_RECURRING = re.compile(r"\b(?:every|each)(?:\s+other)?\s+$", re.IGNORECASE)
+
+
+def future(text: str, start: int) -> bool:
+    """A future cue ("will", "going to", an arrangement's progressive) in the sentence before ``start``."""
+    sentence_start = max(text.rfind(c, 0, start) for c in _SENTENCE_ENDS) + 1
+    if _FUTURE_CUE.search(text, sentence_start, start) is not None:
+        return True
+    return _ARRANGEMENT_CUE.search(text, sentence_start, start) is not None
+
+
+def month_context(text: str, start: int) -> bool:
+    """A word that makes a bare month a date ("since March", "early May") just before ``start``."""
+    return _MONTH_CONTEXT.search(text[max(0, start - CONTEXT_LOOKBACK_CHARS) : start]) is not None
+
+
+def year_context(text: str, start: int) -> bool:
+    """A word that makes a bare year a date ("since 2019", "end of 2021") just before ``start``."""
+    return _YEAR_CONTEXT.search(text[max(0, start - CONTEXT_LOOKBACK_CHARS) : start]) is not None
+
+
+def recurring(text: str, start: int) -> bool:
+    """ "every" / "each" right before ``start``: the expression is a habit."""
+    return _RECURRING.search(text, 0, start) is not None
