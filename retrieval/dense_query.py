@@ -18,7 +18,9 @@ import re
 import uuid
 from collections.abc import Iterable
 
-from retrieval.query import prepared_cursor
+from retrieval import recap
+from retrieval.config import RetrievalConfig
+from retrieval.query import name_ngrams, prepared_cursor
 
 _WORD = re.compile(r"\w+")
 _SPACES = re.compile(r"\s+")
@@ -68,3 +70,12 @@ def without_people(text: str, names: Iterable[str]) -> str:
         stripped = re.sub(pattern, " ", stripped, flags=re.IGNORECASE)
     stripped = _SPACES.sub(" ", stripped).strip()
     return stripped if _WORD.search(stripped) else text
+
+
+def dense_text(project_id: uuid.UUID, user_id: str, text: str, config: RetrievalConfig) -> str:
+    """What the dense signals embed for the query ``text``: its topic (``retrieval.recap``), without the
+    people it names when ``config.embed_without_people``."""
+    embedded = recap.topic(text)
+    if config.embed_without_people:
+        embedded = without_people(embedded, people_named(project_id, user_id, name_ngrams(embedded)))
+    return embedded

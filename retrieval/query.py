@@ -23,7 +23,7 @@ from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from memhq.ai import e5
 from memhq.replicas import routing
 from memhq.services.entities import normalize_name
-from retrieval import sizes
+from retrieval import recap, sizes
 from retrieval.signals import (
     LIVE_MEMORY,
     SAMPLED_USER_MESSAGE,
@@ -167,17 +167,18 @@ def statement() -> tuple[str, tuple[Any, ...]]:
 def parameters(context: QueryContext, known: sizes.Sizes | None = None) -> list[Any]:
     """The values of the ``q`` CTE's placeholders, in order (``known``: the user's remembered sizes)."""
     starts, ends = time.windows(context.text, context.as_of)
+    searched = recap.topic(context.text)  # the words the keyword signals look for
     return [
         vector_text(context.vector),
         None if context.second is None else vector_text(context.second),
-        tsquery_text(context.text),
+        tsquery_text(searched),
         context.project_id,
         context.user_id,
         context.as_of,
         context.history,
         normalize_name(context.text),
         name_ngrams(context.text),
-        context.text,
+        searched,
         hinted_types(context.text),
         starts,
         ends,

@@ -27,7 +27,7 @@ from memhq.services.transactions import savepoint_if_in_transaction
 from retrieval import config as retrieval_config
 from retrieval import query
 from retrieval.config import RetrievalConfig
-from retrieval.dense_query import people_named, without_people
+from retrieval.dense_query import dense_text
 from retrieval.fusion import Hit, dedupe, raise_instruction, spread, vote
 from retrieval.items import Item, item_from_row, row_key
 from retrieval.render import fit
@@ -97,10 +97,7 @@ def fetch(
     round trip."""
     config = config or retrieval_config.current()
     with savepoint_if_in_transaction():
-        embedded = query_text
-        if config.embed_without_people:
-            people = people_named(project_id, user_id, query.name_ngrams(query_text))
-            embedded = without_people(query_text, people)
+        embedded = dense_text(project_id, user_id, query_text, config)
         vector = get_embedder().embed_query(embedded)
         second = e5.get_e5_embedder().embed_query(embedded) if e5.enabled() else None
         context = query.QueryContext(project_id, user_id, query_text, vector, as_of, history, second)

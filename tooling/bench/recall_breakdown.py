@@ -15,7 +15,7 @@ from django.utils import timezone
 from memhq.ai.provider import get_embedder
 from retrieval import config as retrieval_config
 from retrieval import query
-from retrieval.dense_query import people_named, without_people
+from retrieval.dense_query import dense_text
 from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, assemble
 from tooling.bench.report import percentile
 
@@ -31,9 +31,7 @@ def breakdown(project_id: uuid.UUID, user_id: str, queries: tuple[str, ...], run
         text = queries[run % len(queries)]
         as_of = timezone.now()
         started = time.perf_counter_ns()
-        embedded = text
-        if config.embed_without_people:
-            embedded = without_people(text, people_named(project_id, user_id, query.name_ngrams(text)))
+        embedded = dense_text(project_id, user_id, text, config)
         vector = get_embedder().embed_query(embedded)
         embedded_at = time.perf_counter_ns()
         rows = query.run(query.QueryContext(project_id, user_id, text, vector, as_of, False))
