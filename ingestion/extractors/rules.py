@@ -36,6 +36,7 @@ from ingestion.extractors.rules_candidates import (
 from ingestion.extractors.rules_clauses import (
     Clause,
     asks_the_listener,
+    conditional_statement,
     split_clauses,
     stated_in_question,
 )
@@ -111,7 +112,8 @@ def worth_reading(sent: Span, names: Sequence[str]) -> bool:
     """Can this sentence yield a candidate? Not a question, not chatter, not a condition, and it mentions the
     speaker (I/me/my/we/us/our...) or is a casual subjectless report ("Went hiking yesterday")."""
     if is_question(sent):
-        return bool(stated_in_question(sent)) and not is_conditional(sent)
+        stated = stated_in_question(sent)
+        return bool(stated) and not conditional_statement(sent, stated)
     if instruction(sent) is not None:  # "Always show me X when I ask about Y": a condition, but kept
         return True
     if is_chatter(sent.text, names) or is_conditional(sent):

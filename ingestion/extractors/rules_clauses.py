@@ -352,6 +352,20 @@ def stated_in_question(sent: Span) -> frozenset[int]:
     return frozenset(opening | reasons | joined)
 
 
+def conditional_statement(sent: Span, stated: frozenset[int]) -> bool:
+    """Whether a condition governs what a question states (``stated``: :func:`stated_in_question`): a
+    condition word under a stated head, outside the clauses that ask. "If I get the job I'm moving, can
+    you help?" states nothing for sure; "I prefer proofs by algebra, so can you check whether these lines
+    are perpendicular, for example if the slopes are 2 and -1/2?" states the preference, and the "if"
+    belongs to the request."""
+    heads = clause_heads(sent)
+    head_ids = {head.i for head in heads}
+    asking = [head for head in heads if _asks(head, head_ids)]
+    asking += [t.head for t in sent if asks_the_listener(t)]
+    question = {t.i for head in asking for t in _collect(head, head_ids - {head.i})}
+    return any(is_condition_word(t) for i in stated for t in sent.doc[i].subtree if t.i not in question)
+
+
 def split_clauses(sent: Span, names: Iterable[str] = (), extra_heads: Iterable[int] = ()) -> list[Clause]:
     """The clauses of ``sent`` with trimmed tokens and subject kinds (empty clauses are left out).
     ``extra_heads``: indexes of tokens that head a clause too (:func:`stated_in_question`)."""

@@ -25,7 +25,7 @@ Choices:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from spacy.tokens import Span, Token
@@ -282,6 +282,19 @@ WHETHER_HEADS: Final = words(
 
 _CONDITION_DEPS: Final = frozenset({"mark", "advmod", "ROOT", "dep"})
 _OBJECT_PRONOUNS: Final = words("me you us him her them")
+_ALTERNATIVES: Final = words("or and")
+_STRETCH_ENDS: Final = frozenset({",", ";", ":", "if", "."})
+
+
+def _word_before_if(token: Token) -> Token:
+    """The word an "if" follows, past an object pronoun ("ask *you* if"), or for "… or if" the word that
+    asks whether before it ("not sure how to fix it or if it matters")."""
+    before = token.doc[token.i - 1]
+    if before.lower_ in _OBJECT_PRONOUNS and before.i > token.sent.start:
+        before = token.doc[before.i - 1]
+    if before.lower_ in _ALTERNATIVES:
+        before = _whether_head_before(before)
+    return before
 
 
 def is_condition_word(token: Token) -> bool:
@@ -290,16 +303,54 @@ def is_condition_word(token: Token) -> bool:
         return False
     if token.lower_ != "if" or token.i == token.sent.start:
         return True
-    before = token.doc[token.i - 1]
-    if before.lower_ in _OBJECT_PRONOUNS and before.i > token.sent.start:
-        before = token.doc[before.i - 1]
+    before = _word_before_if(token)
+    if before.lower_ == "out" and before.dep_ == "prt":  # "figure out if", "find out if": whether
+        return False
     return before.lemma_.lower() not in WHETHER_HEADS and before.lower_ not in WHETHER_HEADS
 
 
-def asks_whether(tokens: Iterable[Token]) -> bool:
+def _whether_head_before(conjunction: Token) -> Token:
+    """The nearest word before ``conjunction`` that asks whether, within the stretch of words that ends
+    there (no comma or other "if" between); ``conjunction`` itself when there is none."""
+    for index in range(conjunction.i - 1, conjunction.sent.start - 1, -1):
+        word = conjunction.doc[index]
+        if word.lower_ in _STRETCH_ENDS:
+            break
+        if word.lemma_.lower() in WHETHER_HEADS or word.lower_ in WHETHER_HEADS:
+            return word
+    return conjunction
+
+
+def _in_adverbial_clause(token: Token, inside: set[int]) -> bool:
+    """``token`` sits in an adverbial clause below the head of the clause made of ``inside``: "I'm
+    measuring the gap *to check if it fits*" is a purpose, and the clause around it states something."""
+    current = token
+    while current.head.i != current.i and current.head.i in inside:
+        if current.dep_ == "advcl" or _purpose_after_object(current):
+            return True
+        current = current.head
+    return False
+
+
+def _purpose_after_object(verb: Token) -> bool:
+    """An infinitive after its head's object, which the parser calls an open complement: "I'm profiling
+    *the app* to figure out …" (a purpose), not "I need to find out …" (what is needed)."""
+    return verb.dep_ == "xcomp" and any(c.dep_ == "dobj" and c.i < verb.i for c in verb.head.children)
+
+
+def asks_whether(tokens: Sequence[Token]) -> bool:
     """``tokens`` hold an indirect question ("I'm not sure if it works", "I don't know if I should go"):
-    a question in other words, which states nothing."""
-    return any(t.lower_ == "if" and t.dep_ in _CONDITION_DEPS and not is_condition_word(t) for t in tokens)
+    a question in other words, which states nothing. An "if" after a purpose ("… to confirm if it
+    matches") asks nothing of the clause around it."""
+    inside = {t.i for t in tokens}
+    marks = [c for t in tokens for c in t.children if c.dep_ == "mark" and c.i not in inside]  # trimmed off
+    return any(
+        t.lower_ == "if"
+        and t.dep_ in _CONDITION_DEPS
+        and not is_condition_word(t)
+        and not _in_adverbial_clause(_word_before_if(t), inside)
+        for t in (*tokens, *marks)
+    )
 
 
 def is_conditional(sent: Span) -> bool:

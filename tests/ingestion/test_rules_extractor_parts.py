@@ -148,6 +148,17 @@ def test_a_thank_you_and_the_name_addressed_are_not_part_of_the_claim(text: str)
         ("Do you think I should move, since the rent went up?", []),  # not the speaker's
         ("Can you help me, since you know Python?", []),
         ("If I move to Denver, what should I do?", []),  # a condition, not a statement
+        ("If I get the job I'm moving to Berlin, what should I pack?", []),
+        # … but an "if" inside the request does not make the statement before it a condition
+        (
+            "I prefer unit tests over mocks for parsers, so can you check this one, "
+            "for example if the input is empty?",
+            ["User prefers unit tests over mocks for parsers."],
+        ),
+        (
+            "I'm moving to Berlin in May, what should I pack if it gets cold?",
+            ["User is moving to Berlin in May 2024."],
+        ),
         ("Do you think I should move to Denver?", []),
         ("Which city do I live in again?", []),
         ("Can you suggest a name for my new puppy?", []),
@@ -175,7 +186,24 @@ def test_a_question_keeps_only_the_statement_it_opens_with(text: str, expected: 
             "I'm rewriting the billing module in Rust, but I'm not sure if it's idiomatic, can you check it?",
             ["User is rewriting the billing module in Rust."],
         ),
+        # "whether" after a purpose asks nothing of the clause around it
+        (
+            "I'm timing the build to check if the cache helps.",
+            ["User is timing the build to check if the cache helps."],
+        ),
+        (
+            "I'm profiling the app to figure out if the pool is too small.",
+            ["User is profiling the app to figure out if the pool is too small."],
+        ),
+        ("I need to find out if the venue is free.", []),
+        # "… or if …" goes on with the question before it
+        (
+            "I'm tiling the bathroom with hexagons, but I'm not sure how to cut the edges "
+            "or if I need a wet saw.",
+            ["User is tiling the bathroom with hexagons.", "User is not sure how to cut the edges."],
+        ),
         # a condition is still a condition
+        ("I'll take the train, or if the strike goes on I'll drive.", []),
         ("I'll repaint the kitchen if the landlord agrees.", []),
         ("If I get the grant, I'll hire two students.", []),
         ("Let me know if you need anything.", []),
