@@ -106,6 +106,8 @@ _VOCATIVE_DEPS: Final = frozenset({"npadvmod", "intj", "dep", "vocative", "meta"
 #: The only dependents a vocative name has (a surname, a comma).
 _VOCATIVE_CHILD_DEPS: Final = frozenset({"compound", "flat", "punct"})
 _CASUAL_FUTURE: Final = frozenset({"gon", "gonna", "going"})
+#: A link to the clause cut off after it: "I prefer worked examples, so | can you show one?".
+_TRAILING_LINKS: Final = frozenset({"so", "then", "thus", "hence"})
 
 
 @dataclass(frozen=True)
@@ -239,6 +241,7 @@ def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
             toks[-1].pos_ in _TRIM_POS
             or toks[-1].is_punct
             or (toks[-1].lower_ in _TRAILING_ADDITIVES and toks[-1].dep_ == "advmod")
+            or (toks[-1].lower_ in _TRAILING_LINKS and len(toks) > 1 and toks[-2].is_punct)
         ):
             toks = toks[:-1]
         else:

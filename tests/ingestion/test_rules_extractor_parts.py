@@ -155,6 +155,10 @@ def test_a_thank_you_and_the_name_addressed_are_not_part_of_the_claim(text: str)
             "for example if the input is empty?",
             ["User prefers unit tests over mocks for parsers."],
         ),
+        (  # the link to the request is no part of the statement
+            "I prefer worked examples over definitions, so can you show me one for recursion?",
+            ["User prefers worked examples over definitions."],
+        ),
         (
             "I'm moving to Berlin in May, what should I pack if it gets cold?",
             ["User is moving to Berlin in May 2024."],
