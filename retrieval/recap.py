@@ -33,6 +33,8 @@ _RAISED = (
     r"(?:brought\s+up|bring\s+up|mentioned|raised|discussed|asked\s+about|talked\s+about|covered|"
     r"explored|worked\s+(?:on|through)|went\s+through|dealt\s+with)"
 )
+#: … and as they follow "did": "in what order did I mention …".
+_RAISE = r"(?:bring\s+up|mention|raise|discuss|ask\s+about|talk\s+about|cover|explore|work\s+on)"
 _PARTS = (
     r"(?:aspects?|topics?|concepts?|parts?|things?|challenges?|examples?|explanations?|phases?|features?|"
     r"issues?|questions?|points?|ideas?|problems?|steps?|improvements?|solutions?|areas?|stages?)"
@@ -59,10 +61,17 @@ _PHRASES: Final[tuple[re.Pattern[str], ...]] = tuple(
         # "the order in which I brought up different aspects of", "how I brought up the concepts related to"
         r"\b(?:in\s+)?(?:the\s+)?order\s+in\s+which\s+(?:I|we)\s+" + _RAISED,
         r"\b(?:in\s+)?(?:what\s+)?order\s+(?:I|we)\s+" + _RAISED,
+        r"\b(?:in\s+)?what\s+order\s+did\s+(?:I|we)\s+" + _RAISE,
         r"\bhow\s+(?:I|we)\s+" + _RAISED,
         # "throughout our conversations", "from our recent discussions", "based on our conversations"
         r"\b(?:throughout|across|during|in|from|over|based\s+on)\s+(?:all\s+)?(?:of\s+)?(?:our|these)\s+"
-        r"(?:recent\s+|previous\s+|past\s+|earlier\s+|many\s+|different\s+)?" + _TALK + _TALK_ENDS,
+        r"(?:recent\s+|previous\s+|past\s+|earlier\s+|last\s+|many\s+|different\s+)?" + _TALK + _TALK_ENDS,
+        # "our conversation about …" (after "summarize"), "what I told you about …", "what you know about …"
+        r"\b(?:our|these)\s+(?:recent\s+|previous\s+|last\s+)?"
+        + _TALK
+        + r"\s+(?:about|on|regarding|concerning)\b",
+        r"\bwhat\s+(?:I|we)\s+(?:told\s+you|said|mentioned|discussed)\s+(?:about|regarding|on)\b",
+        r"\bwhat\s+you\s+(?:know|remember)\s+about\b",
         r"\b(?:throughout|across|during|in|over)\s+(?:all\s+)?(?:of\s+)?the\s+(?:different\s+|various\s+|many\s+)?"
         r"(?:conversations|discussions|chats|sessions)" + _TALK_ENDS,
         r"\b(?:that|which)\s+came\s+up\b",

@@ -34,6 +34,14 @@ from tests.ingestion.helpers import make_episode
         ("How did my discussions about the garden redesign progress?", "the garden redesign?"),
         ("Summarize the main points we covered about my marathon training.", "my marathon training."),
         ("Walk me through how I brought up the various topics related to tax returns.", "tax returns."),
+        ("Summarize our conversation about the kitchen remodel.", "the kitchen remodel."),
+        ("In what order did I mention the apartments I looked at?", "the apartments I looked at?"),
+        ("What did I say about my new job in our last session?", "What did I say about my new job?"),
+        ("Remind me of what I told you about my sister's wedding.", "my sister's wedding."),
+        (
+            "Can you recap the main points from our discussions on household budgeting?",
+            "household budgeting?",
+        ),
         # nothing about the conversations: unchanged
         ("What did I decide about the billing migration?", "What did I decide about the billing migration?"),
         ("How many different point pairs did I use?", "How many different point pairs did I use?"),
