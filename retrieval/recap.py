@@ -15,6 +15,7 @@ phrases are about how a person asks an assistant to look back over a conversatio
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
@@ -114,6 +115,7 @@ _NO_TOPIC = """
 _FUNCTION_WORDS: Final = frozenset(_NO_TOPIC.split())
 
 
+@functools.lru_cache(maxsize=256)  # asked twice per recall: for the vector and the keyword signals
 def topic(text: str) -> str:
     """``text`` without the phrases that ask for a recap of the conversations; ``text`` itself when it has
     none or when fewer than ``MIN_TOPIC_WORDS`` content words would be left."""

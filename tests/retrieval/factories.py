@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 from django.utils import timezone
 
 from memhq.ai.provider import get_embedder
@@ -37,3 +38,19 @@ def make_memories(project: Project, user_id: str, texts: list[str], **fields: An
             for text, vector in zip(texts, vectors, strict=True)
         ]
     )
+
+
+class RecordingEmbedder:
+    """An embedder that records the texts it is given and answers one constant unit vector."""
+
+    name, dim = "recording", 384
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.embedded.extend(texts)
+        return np.ones((len(texts), self.dim), dtype=np.float32) / np.sqrt(self.dim)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]

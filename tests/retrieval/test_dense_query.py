@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
 import pytest
 from django.utils.timezone import now
 
@@ -15,6 +14,7 @@ from retrieval import config as retrieval_config
 from retrieval.dense_query import people_named, without_people
 from retrieval.query import name_ngrams
 from retrieval.recall import fetch, recall
+from tests.retrieval.factories import RecordingEmbedder
 
 
 def person(project: Project, user_id: str, name: str, **fields: Any) -> Entity:
@@ -73,19 +73,9 @@ def test_recall_embeds_the_question_without_the_named_person(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     person(project, "alice", "Ines")
-    embedded: list[str] = []
-
-    class Recording:
-        name, dim = "recording", 384
-
-        def embed(self, texts: list[str]) -> np.ndarray:
-            embedded.extend(texts)
-            return np.ones((len(texts), 384), dtype=np.float32) / np.sqrt(384)
-
-        def embed_query(self, text: str) -> np.ndarray:
-            return self.embed([text])[0]
-
-    monkeypatch.setattr("retrieval.recall.get_embedder", lambda: Recording())
+    recording = RecordingEmbedder()
+    embedded = recording.embedded
+    monkeypatch.setattr("retrieval.recall.get_embedder", lambda: recording)
     result = recall(project_id=project.pk, user_id="alice", query_text="What does Ines paint?")
     assert not result.degraded
     assert embedded == ["What does paint?"]

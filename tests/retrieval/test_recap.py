@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from django.utils.timezone import now
 
@@ -12,6 +11,7 @@ from retrieval.items import item_from_row
 from retrieval.recall import fetch
 from retrieval.recap import topic
 from tests.ingestion.helpers import make_episode
+from tests.retrieval.factories import RecordingEmbedder
 
 
 @pytest.mark.parametrize(
@@ -58,20 +58,6 @@ def test_topic_keeps_what_the_recap_is_about(question: str, expected: str) -> No
     assert topic(question) == expected
 
 
-class Recording:
-    name, dim = "recording", 384
-
-    def __init__(self) -> None:
-        self.embedded: list[str] = []
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        self.embedded.extend(texts)
-        return np.ones((len(texts), 384), dtype=np.float32) / np.sqrt(384)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
-
-
 def test_recall_searches_a_recap_question_by_its_topic(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -88,7 +74,7 @@ def test_recall_searches_a_recap_question_by_its_topic(
         {"role": "assistant", "content": "A queue gives you retries for free."},
     ]
     run_inline(make_episode(project, messages, "alice").pk)
-    recording = Recording()
+    recording = RecordingEmbedder()
     monkeypatch.setattr("retrieval.recall.get_embedder", lambda: recording)
     question = "Can you list the order in which I brought up different aspects of the billing service?"
 
