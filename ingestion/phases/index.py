@@ -23,6 +23,13 @@ novel?". On locomo-dev (``memhq_eval``, fresh ingests) frac@10 0.810-0.813 → 0
 (0.816 / 0.352), and the previous turn before every message, question or not (0.811, multi-hop 0.310: a
 turn that starts a new topic is blurred by the last one). Only the vector is contextual: full text, the
 stored content and what recall shows are the message alone.
+
+An assistant's reply is read only to its start (``REPLY_VECTOR_CHARS``, after the question it answers; a
+long reply's first passage likewise): replies are the longer half of a user↔assistant conversation and are
+nearly always cut at the embedder's 128 tokens, their start says what they answer, and fusion counts their
+votes at a tenth (``RetrievalConfig.assistant_weight``). On beam-dev's median episodes this took the index
+phase from 7.7 to 5.2 s (this box; ``memhq_bench episode``) and the whole ingest from 985 to 803 s; a fresh
+ingest, paired, frac@10 +0.008 [+0.001, +0.020] (docs/benchmarks.md). What a person says is read whole.
 """
 
 from __future__ import annotations
@@ -54,6 +61,11 @@ class Embedded:
 
 #: How much of the question a reply is embedded with (the start of "<speaker>: <question>").
 QUESTION_CONTEXT_CHARS: Final = 150
+#: How much of an assistant's reply its vector reads ("assistant: " and the reply's start, after the question
+#: it answers): the start says what the reply is about, and every token the model reads costs time (the
+#: embedder reads a text up to 128 tokens; a reply is always that long). See the module docstring.
+REPLY_VECTOR_CHARS: Final = 200
+ASSISTANT: Final = "assistant"
 #: A message that ends with a question mark, maybe followed by bracketed notes ("[shares a photo: …]").
 _ENDS_WITH_QUESTION: Final = re.compile(r"\?[\"'”’)]*\s*(?:\[[^\]]*\]\s*)*$")
 
@@ -62,6 +74,16 @@ def message_text(message: EpisodeMessage) -> str:
     """A message as ``<speaker>: <content>``: the speaker matters for "what did Rosalind say about …"."""
     speaker = message.name or message.role
     return f"{speaker}: {message.content}"
+
+
+def vector_text(message: EpisodeMessage, text: str) -> str:
+    """``text`` (``<speaker>: <content>`` of a message or of its first passage) as its vector reads it: an
+    assistant's reply only to ``REPLY_VECTOR_CHARS``, cut at a space."""
+    if message.role != ASSISTANT or len(text) <= REPLY_VECTOR_CHARS:
+        return text
+    cut = text[:REPLY_VECTOR_CHARS]
+    head = cut.rpartition(" ")[0]
+    return head if len(head) > REPLY_VECTOR_CHARS // 2 else cut
 
 
 def question_prefix(previous: EpisodeMessage | None) -> str:
@@ -74,7 +96,7 @@ def question_prefix(previous: EpisodeMessage | None) -> str:
 
 def embedded_text(message: EpisodeMessage, previous: EpisodeMessage | None) -> str:
     """What a message is embedded as: :func:`message_text`, after the start of the question it answers."""
-    return question_prefix(previous) + message_text(message)
+    return question_prefix(previous) + vector_text(message, message_text(message))
 
 
 def passages_of(message: EpisodeMessage, previous: EpisodeMessage | None) -> list[tuple[Passage, str | None]]:
@@ -99,7 +121,7 @@ def passages_of(message: EpisodeMessage, previous: EpisodeMessage | None) -> lis
                 text=part.text,
                 document_date=message.document_date,
             ),
-            f"{question if ordinal == 0 else ''}{speaker}: {part.text}"
+            f"{question if ordinal == 0 else ''}{vector_text(message, f'{speaker}: {part.text}')}"
             if ordinal < settings.MEMHQ_PASSAGES_EMBEDDED
             else None,
         )

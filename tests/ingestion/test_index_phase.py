@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ingestion.phases.index import QUESTION_CONTEXT_CHARS, embedded_text
+from ingestion.phases.index import QUESTION_CONTEXT_CHARS, REPLY_VECTOR_CHARS, embedded_text, passages_of
 from memhq.ai.provider import get_embedder
 from memhq.models import EpisodeMessage, Project
 from tests.ingestion.helpers import make_episode, run_tasks
@@ -47,6 +47,37 @@ def test_only_the_start_of_a_long_question_is_kept() -> None:
     text = embedded_text(message("Yes.", name="Bo"), question)
     head, reply = text.split("\n")
     assert len(head) == QUESTION_CONTEXT_CHARS and head.startswith("Ana: xxx") and reply == "Bo: Yes."
+
+
+def test_an_assistant_reply_is_read_to_its_start_cut_at_a_space() -> None:
+    question = message("How do I cache the parsed resumes?", role="user", name="")
+    body = "Use a keyed cache. " + "Store each parsed resume under its file hash. " * 20
+    reply = message(body, role="assistant", name="")
+    head, text = embedded_text(reply, question).split("\n")
+    assert head == "user: How do I cache the parsed resumes?"
+    assert text.startswith("assistant: Use a keyed cache. Store each") and len(text) <= REPLY_VECTOR_CHARS
+    assert reply.content.startswith(text.removeprefix("assistant: ")) and not text.endswith(" ")
+    assert (text.removeprefix("assistant: ") + " ") in reply.content + " "  # whole words only
+
+
+def test_a_long_replys_first_passage_is_read_to_its_start_too() -> None:
+    question = message("Can you walk me through the cache?", role="user", name="")
+    body = "\n\n".join(
+        f"Step {n}: store the parsed resume under its file hash and expire it." * 6 for n in range(9)
+    )
+    parts = passages_of(message(body, role="assistant", name=""), question)
+    assert len(parts) > 1
+    first = parts[0][1]
+    assert first is not None and first.startswith(
+        "user: Can you walk me through the cache?\nassistant: Step 0"
+    )
+    assert len(first.split("\n", 1)[1]) <= REPLY_VECTOR_CHARS
+
+
+def test_what_a_person_says_is_read_whole() -> None:
+    long = "I moved the parser into a worker and it now takes two seconds per resume. " * 6
+    assert embedded_text(message(long, name="", role="user"), None) == f"user: {long}"
+    assert embedded_text(message(long, name="Greta"), None) == f"Greta: {long}"
 
 
 def test_the_phase_stores_the_contextual_vectors_and_plain_full_text(project: Project) -> None:
