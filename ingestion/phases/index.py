@@ -65,7 +65,6 @@ QUESTION_CONTEXT_CHARS: Final = 150
 #: it answers): the start says what the reply is about, and every token the model reads costs time (the
 #: embedder reads a text up to 128 tokens; a reply is always that long). See the module docstring.
 REPLY_VECTOR_CHARS: Final = 200
-ASSISTANT: Final = "assistant"
 #: A message that ends with a question mark, maybe followed by bracketed notes ("[shares a photo: …]").
 _ENDS_WITH_QUESTION: Final = re.compile(r"\?[\"'”’)]*\s*(?:\[[^\]]*\]\s*)*$")
 
@@ -79,7 +78,7 @@ def message_text(message: EpisodeMessage) -> str:
 def vector_text(message: EpisodeMessage, text: str) -> str:
     """``text`` (``<speaker>: <content>`` of a message or of its first passage) as its vector reads it: an
     assistant's reply only to ``REPLY_VECTOR_CHARS``, cut at a space."""
-    if message.role != ASSISTANT or len(text) <= REPLY_VECTOR_CHARS:
+    if message.role != "assistant" or len(text) <= REPLY_VECTOR_CHARS:
         return text
     cut = text[:REPLY_VECTOR_CHARS]
     head = cut.rpartition(" ")[0]
