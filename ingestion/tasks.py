@@ -60,6 +60,13 @@ def execute(task: Task, episode_id: str, phase: EpisodePhase) -> None:
         logger.exception("episode %s phase %s failed", episode_id, phase.label)
         fail_episode(episode_id, phase, f"{type(exc).__name__}: {exc}", kind=EpisodeErrorKind.PERMANENT)
         raise Ignore() from exc
+    if claim == Claim.BUSY and task.request.chain and task.request.retries < settings.MEMHQ_TASK_MAX_RETRIES:
+        # Another task holds the phase, and it may be a copy without the rest of the chain (a task published
+        # on its own): wait for it, then carry the chain on ("done"), or take the claim over once its lease
+        # runs out. Past the retries, the sweep's stall rule restarts the episode.
+        raise task.retry(
+            countdown=retry_countdown(task.request.retries), max_retries=settings.MEMHQ_TASK_MAX_RETRIES
+        )
     if claim in (Claim.GONE, Claim.BUSY):
         raise Ignore()  # stop this copy of the chain; the owner of the claim carries it on
 
