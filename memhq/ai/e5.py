@@ -11,7 +11,7 @@ Choices:
 - The wheel's own C engine is not used: on one core it took ~250 ms for a long user turn read to 600
   characters. The file is read here (:mod:`memhq.ai.e5_file`), tokenised as the engine tokenises (the same
   ids: :mod:`memhq.ai.e5_tokens`) and run as an ONNX graph on onnxruntime's int8 and 4-bit kernels
-  (:mod:`memhq.ai.e5_graph`), one text per run: 3-5 times faster, cosine 0.997-0.9995 to the engine's
+  (:mod:`memhq.ai.e5_graph`), one text per run: 2.8-4.2 times faster, cosine 0.997-0.9995 to the engine's
   vectors, so vectors the engine stored stay comparable (docs/benchmarks.md).
 - A text is cut to ``MAX_CHARS`` first (at a word boundary), and to the model's 512 positions.
 - Only what the user said is read (``READS``): an assistant's turn is the longer half of a conversation.

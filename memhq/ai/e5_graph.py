@@ -9,7 +9,7 @@ texts use (:mod:`memhq.ai.int8_kernels`). The FFN's output runs on the 4-bit blo
 stays 4-bit in memory and only a text's rows are expanded), the output its last hidden states; pooling
 happens in :mod:`memhq.ai.e5`.
 
-Against the C engine on the same text: cosine 0.997-0.9995, 3-5 times faster on one core. All int8 was 6
+Against the C engine on the same text: cosine 0.997-0.9995, 2.8-4.2 times faster on one core. All int8 was 6
 times faster, but at cosine 0.995-0.998 it cost locomo-dev frac@10 −0.007 against the engine's vectors
 (docs/benchmarks.md); all 4-bit matched the engine (cosine 1.0000) at 3 times faster.
 """
