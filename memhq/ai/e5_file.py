@@ -73,10 +73,15 @@ class E5File:
         return dequantise(self.q4_blocks(name, columns))
 
 
+def nibbles(blocks: NDArray[np.void]) -> NDArray[np.uint8]:
+    """Each block's 32 stored 4-bit values ``q`` (0-15), in weight order."""
+    packed = blocks["qs"]
+    return np.concatenate([packed & 0x0F, packed >> 4], axis=-1)
+
+
 def dequantise(blocks: NDArray[np.void]) -> NDArray[np.float32]:
     """Rows of Q4_0 blocks (any leading shape) → the fp32 weights, one row per leading index."""
-    packed = blocks["qs"]
-    values = np.concatenate([packed & 0x0F, packed >> 4], axis=-1).astype(np.float32) - 8.0
+    values = nibbles(blocks).astype(np.float32) - 8.0
     weights = values * blocks["d"].astype(np.float32)[..., None]
     return weights.reshape(*blocks.shape[:-1], -1)
 

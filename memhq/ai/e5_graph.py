@@ -75,7 +75,7 @@ class _Builder:
         the engine does). For the FFN's output, whose input (a GELU of 1,536 values, heavy-tailed) loses the
         most to ``DynamicQuantizeMatMul``'s one activation scale per run."""
         blocks = self.model.q4_blocks(f"{name}.w", columns)
-        values = np.concatenate([blocks["qs"] & 0x0F, blocks["qs"] >> 4], axis=-1)  # weights 0..31 of a block
+        values = e5_file.nibbles(blocks)
         packed = (values[..., 0::2] | (values[..., 1::2] << 4)).astype(
             np.uint8
         )  # 2 per byte, low nibble first

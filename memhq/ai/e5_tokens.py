@@ -30,7 +30,7 @@ class Unigram:
         self._unknown = min(self._scores) - UNKNOWN_PENALTY
         #: Every prefix of a piece: a longer span can only match while its start is one of them.
         self._prefixes = {piece[:end] for piece in self._ids for end in range(1, len(piece) + 1)}
-        self._table = {codepoint: out for codepoint, out in vocabulary.normalisation.items()}
+        self._table = vocabulary.normalisation
 
     def normalise(self, text: str) -> str:
         replaced = text.translate(self._table)
