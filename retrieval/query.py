@@ -82,6 +82,9 @@ QUERY_CTE = """q AS MATERIALIZED (
 #: The statement's decision on each table (``retrieval.sizes`` remembers it), on every row.
 _SIZES_COLUMNS = ", ".join(f"sz.{flag} AS {sizes.COLUMN_PREFIX}{flag}" for flag in sizes.FLAGS)
 
+#: Every hit's columns. A summary hit's episode is read by its key in a subquery per hit, never joined: as a
+#: join, the prepared statement's generic plan hashed the whole episode table, every user's (a seq scan of
+#: 3,000 rows at the 20k benchmark, growing with the table), to find the ten summaries it hit.
 DETAILS = f"""
 SELECT p.*, h.*,
        m.text AS m_text, m.kind AS m_kind, m.status AS m_status, m.valid_from AS m_valid_from,
@@ -97,8 +100,12 @@ SELECT p.*, h.*,
             THEN (SELECT fp.text FROM memhq_passage fp WHERE fp.message_id = msg.id AND fp.ordinal = 0)
        END AS msg_first_passage,
        pa.text AS pa_text, pa.start AS pa_start, pa."end" AS pa_end,
-       ep.summary AS ep_summary,
-       (SELECT min(document_date) FROM memhq_episodemessage WHERE episode_id = ep.id) AS ep_date
+       CASE WHEN h.summary_episode_id IS NOT NULL
+            THEN (SELECT ep.summary FROM memhq_episode ep WHERE ep.id = h.summary_episode_id)
+       END AS ep_summary,
+       CASE WHEN h.summary_episode_id IS NOT NULL
+            THEN (SELECT min(document_date) FROM memhq_episodemessage WHERE episode_id = h.summary_episode_id)
+       END AS ep_date
 FROM (SELECT (SELECT max(received_at) FROM memhq_episode
               WHERE project_id = (SELECT project_id FROM q) AND user_id = (SELECT user_id FROM q)
                 AND status = 'completed') AS processed_through, {_SIZES_COLUMNS}
@@ -117,7 +124,6 @@ LEFT JOIN LATERAL (
 ) AS ev ON h.memory_id IS NOT NULL
 LEFT JOIN memhq_passage pa ON pa.id = h.passage_id
 LEFT JOIN memhq_episodemessage msg ON msg.id = coalesce(h.message_id, pa.message_id)
-LEFT JOIN memhq_episode ep ON ep.id = h.summary_episode_id
 """
 
 

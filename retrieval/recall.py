@@ -18,8 +18,6 @@ from datetime import datetime
 from django.db import DatabaseError
 from django.utils import timezone
 
-from memhq.ai import e5
-from memhq.ai.provider import get_embedder
 from memhq.models import Memory, MemoryStatus
 from memhq.ops import metrics
 from memhq.replicas import routing
@@ -30,6 +28,7 @@ from retrieval.config import RetrievalConfig
 from retrieval.dense_query import dense_text
 from retrieval.fusion import Hit, dedupe, raise_instruction, spread, vote
 from retrieval.items import Item, item_from_row, row_key
+from retrieval.query_vectors import query_vectors
 from retrieval.render import fit
 from retrieval.rerank import ordered, rerank
 
@@ -93,13 +92,11 @@ def fetch(
     history: bool,
     config: RetrievalConfig | None = None,
 ) -> list[dict[str, object]]:
-    """Embed the query once (without the people it names: see dense_query) and run every signal in one SQL
-    round trip."""
+    """Embed the query once per model (without the people it names: see dense_query; the two models side by
+    side: see query_vectors) and run every signal in one SQL round trip."""
     config = config or retrieval_config.current()
     with savepoint_if_in_transaction():
-        embedded = dense_text(project_id, user_id, query_text, config)
-        vector = get_embedder().embed_query(embedded)
-        second = e5.get_e5_embedder().embed_query(embedded) if e5.enabled() else None
+        vector, second = query_vectors(dense_text(project_id, user_id, query_text, config))
         context = query.QueryContext(project_id, user_id, query_text, vector, as_of, history, second)
         return query.run(context)
 

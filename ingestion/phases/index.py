@@ -9,7 +9,8 @@ is its first passage's (the embedder reads only a text's first 128 tokens anyway
 one vector, like a short one.
 
 With ``MEMHQ_SECOND_EMBEDDER`` on, the user's messages (a long one as its first passage) also get the
-second embedder's vector (``memhq.ai.e5``), read from the same texts.
+second embedder's vector (``memhq.ai.e5``), read from the same texts on the helper thread while MiniLM
+reads on the phase's own (``memhq.ai.beside``).
 
 Memories created by reconcile already carry the embedding of their claim (computed there to compare with
 existing memories), so only memories still missing one are embedded here. A memory is visible to recall
@@ -46,6 +47,7 @@ from ingestion import passages as splitter
 from ingestion.filler import is_filler
 from ingestion.runner import PhaseOutcome
 from memhq.ai import e5
+from memhq.ai.beside import beside
 from memhq.ai.provider import get_embedder
 from memhq.models import Episode, EpisodeMessage, Memory, Passage
 from memhq.services.bulk import rows_update
@@ -147,7 +149,13 @@ def compute(episode: Episode) -> Embedded:
     texts += [m.text for m in missing]
     if episode.summary:
         texts.append(episode.summary)
+    second = None
+    if e5.enabled():  # e5 reads beside MiniLM (memhq.ai.beside): the phase waits for the slower of the two
+        first = {passage.message_index: text for passage, text in embedded if passage.ordinal == 0}
+        second = beside(second_vectors, searched, first)
     vectors = get_embedder().embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
+    if second is not None:
+        second.result()
     for (message, _), vector in zip(whole, vectors[: len(whole)], strict=True):
         message.embedding = vector
     offset = len(whole)
@@ -159,9 +167,6 @@ def compute(episode: Episode) -> Embedded:
     for memory, vector in zip(missing, vectors[offset : offset + len(missing)], strict=True):
         memory.embedding = vector
     summary = vectors[-1] if episode.summary else None
-    if e5.enabled():
-        first = {passage.message_index: text for passage, text in embedded if passage.ordinal == 0}
-        second_vectors(searched, first)
     return Embedded(
         messages=messages, memories=missing, summary=summary, passages=[passage for passage, _ in parts]
     )

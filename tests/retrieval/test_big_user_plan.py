@@ -54,6 +54,8 @@ def test_a_big_users_message_vectors_are_searched_through_the_index(project: Pro
     # The term statistics' sample of messages stops at its size too, not a bitmap of all the user's rows.
     sampled = scanned_rows(cte(plan, "msg_sample"), "message_user_date")
     assert sampled and max(sampled) <= SAMPLE_SIZE, "\n".join(plan)
+    # A summary hit's episode is read by its key, not found in a hash of every user's episodes.
+    assert not [line for line in plan if "Seq Scan on memhq_episode " in line], "\n".join(plan)
 
 
 def test_a_knn_filter_must_name_the_owner() -> None:

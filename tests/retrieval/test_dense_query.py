@@ -75,7 +75,7 @@ def test_recall_embeds_the_question_without_the_named_person(
     person(project, "alice", "Ines")
     recording = RecordingEmbedder()
     embedded = recording.embedded
-    monkeypatch.setattr("retrieval.recall.get_embedder", lambda: recording)
+    monkeypatch.setattr("retrieval.query_vectors.get_embedder", lambda: recording)
     result = recall(project_id=project.pk, user_id="alice", query_text="What does Ines paint?")
     assert not result.degraded
     assert embedded == ["What does paint?"]

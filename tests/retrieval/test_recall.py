@@ -199,7 +199,7 @@ def test_a_failing_embedder_degrades_to_the_latest_memories(
         def embed_query(self, text: str) -> Any:
             raise RuntimeError("model server down")
 
-    monkeypatch.setattr("retrieval.recall.get_embedder", lambda: Broken())
+    monkeypatch.setattr("retrieval.query_vectors.get_embedder", lambda: Broken())
     body = api.post(RECALL, {"user_id": "alice", "query": "anything"}, "json").json()
     assert body["degraded"] is True
     assert len(body["items"]) == 20

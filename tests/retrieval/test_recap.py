@@ -75,7 +75,7 @@ def test_recall_searches_a_recap_question_by_its_topic(
     ]
     run_inline(make_episode(project, messages, "alice").pk)
     recording = RecordingEmbedder()
-    monkeypatch.setattr("retrieval.recall.get_embedder", lambda: recording)
+    monkeypatch.setattr("retrieval.query_vectors.get_embedder", lambda: recording)
     question = "Can you list the order in which I brought up different aspects of the billing service?"
 
     rows = fetch(project_id=project.pk, user_id="alice", query_text=question, as_of=now(), history=False)

@@ -92,3 +92,18 @@ def test_messages_stored_before_it_was_on_are_filled_by_the_command(project: Pro
     # read as the index phase reads it: the same vector as an ingest with the setting on
     expected = e5.get_e5_embedder().embed(["user: I also started learning the cello on Tuesdays."])[0]
     assert np.allclose(np.asarray(users.get(index=2).embedding_e5), expected, atol=1e-5)
+
+
+def test_a_failure_of_e5_beside_minilm_fails_the_index_phase(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """e5 runs on the helper thread (memhq.ai.beside): its error reaches the phase, which fails (and is
+    retried by its task) rather than storing messages without their second vector."""
+
+    def broken(texts: list[str]) -> Any:
+        raise RuntimeError("e5 failed")
+
+    monkeypatch.setattr(e5.get_e5_embedder(), "embed", broken)
+    with pytest.raises(RuntimeError, match="e5 failed"):
+        ingest(project)
+    assert not EpisodeMessage.objects.filter(embedding__isnull=False).exists()

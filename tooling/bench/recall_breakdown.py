@@ -1,4 +1,4 @@
-"""Where one recall's time goes, in process: the query's embedding (with the people lookup before it), the
+"""Where one recall's time goes, in process: the query's embeddings (with the people lookup before them), the
 one SQL statement of every signal, fusion and rendering — and the statement's ``EXPLAIN (ANALYZE, BUFFERS)``.
 
 The steps are ``retrieval.recall``'s own functions, called one by one with a clock around each.
@@ -12,10 +12,10 @@ from typing import Any
 
 from django.utils import timezone
 
-from memhq.ai.provider import get_embedder
 from retrieval import config as retrieval_config
 from retrieval import query
 from retrieval.dense_query import dense_text
+from retrieval.query_vectors import query_vectors
 from retrieval.recall import DEFAULT_LIMIT, DEFAULT_MAX_TOKENS, assemble
 from tooling.bench.report import percentile
 
@@ -31,10 +31,9 @@ def breakdown(project_id: uuid.UUID, user_id: str, queries: tuple[str, ...], run
         text = queries[run % len(queries)]
         as_of = timezone.now()
         started = time.perf_counter_ns()
-        embedded = dense_text(project_id, user_id, text, config)
-        vector = get_embedder().embed_query(embedded)
+        vector, second = query_vectors(dense_text(project_id, user_id, text, config))
         embedded_at = time.perf_counter_ns()
-        rows = query.run(query.QueryContext(project_id, user_id, text, vector, as_of, False))
+        rows = query.run(query.QueryContext(project_id, user_id, text, vector, as_of, False, second))
         fetched_at = time.perf_counter_ns()
         assemble(
             rows, as_of=as_of, limit=DEFAULT_LIMIT, max_tokens=DEFAULT_MAX_TOKENS, kinds=None, query_text=text
@@ -54,8 +53,8 @@ def breakdown(project_id: uuid.UUID, user_id: str, queries: tuple[str, ...], run
 
 def explain(project_id: uuid.UUID, user_id: str, text: str) -> list[str]:
     """``EXPLAIN (ANALYZE, BUFFERS)`` of recall's statement for ``text``, one line per plan line."""
-    vector = get_embedder().embed_query(text)
-    context = query.QueryContext(project_id, user_id, text, vector, timezone.now(), False)
+    vector, second = query_vectors(text)
+    context = query.QueryContext(project_id, user_id, text, vector, timezone.now(), False, second)
     sql, signal_params = query.statement()
     params = [*query.parameters(context, None), *signal_params]
     with query.prepared_cursor() as cursor:
