@@ -9,7 +9,7 @@ is its first passage's (the embedder reads only a text's first 128 tokens anyway
 one vector, like a short one.
 
 With ``MEMHQ_SECOND_EMBEDDER`` on, the user's messages (a long one as its first passage) also get the
-second embedder's vector (``memhq.ai.e5``), read from the same texts on the helper thread while MiniLM
+second embedder's vector (``memhq.ai.e5``), read from the same texts on a helper thread while MiniLM
 reads on the phase's own (``memhq.ai.beside``).
 
 Memories created by reconcile already carry the embedding of their claim (computed there to compare with

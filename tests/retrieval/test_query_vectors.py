@@ -1,6 +1,6 @@
 """The query's two vectors, computed side by side: the same vectors as one after the other, e5's on the
-helper thread (``memhq.ai.beside``), none when the second embedder is off, and a new helper thread in a
-forked process."""
+helper thread (``memhq.ai.beside``), none when the second embedder is off, concurrent callers not queued
+behind one helper, and new helpers in a forked process."""
 
 from __future__ import annotations
 
@@ -52,3 +52,11 @@ def test_a_forked_process_starts_its_own_helper(monkeypatch: pytest.MonkeyPatch)
     child = beside.helper()
     assert child is not parents
     assert child.submit(lambda: 42).result(timeout=5) == 42
+
+
+def test_callers_at_once_do_not_queue_behind_one_helper() -> None:
+    """Two jobs that each wait for the other finish only if they run at the same time (as the e5 work of two
+    requests one gunicorn worker serves at once)."""
+    both = threading.Barrier(2, timeout=5)
+    jobs = [beside.beside(both.wait) for _ in range(2)]
+    assert sorted(job.result(timeout=10) for job in jobs) == [0, 1]

@@ -97,7 +97,7 @@ def test_messages_stored_before_it_was_on_are_filled_by_the_command(project: Pro
 def test_a_failure_of_e5_beside_minilm_fails_the_index_phase(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """e5 runs on the helper thread (memhq.ai.beside): its error reaches the phase, which fails (and is
+    """e5 runs on a helper thread (memhq.ai.beside): its error reaches the phase, which fails (and is
     retried by its task) rather than storing messages without their second vector."""
 
     def broken(texts: list[str]) -> Any:
