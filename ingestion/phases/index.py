@@ -131,10 +131,23 @@ def passages_of(message: EpisodeMessage, previous: EpisodeMessage | None) -> lis
 
 
 def compute(episode: Episode) -> Embedded:
+    # store() writes embedding_e5 of every message: read it too, or each message e5 does not read (an
+    # assistant's) would fetch its deferred value in a query of its own
+    second_column = ("embedding_e5",) if e5.enabled() else ()
     messages = list(
         EpisodeMessage.objects.filter(episode=episode)
         .order_by("index")
-        .only("episode_id", "project_id", "user_id", "index", "name", "role", "content", "document_date")
+        .only(
+            "episode_id",
+            "project_id",
+            "user_id",
+            "index",
+            "name",
+            "role",
+            "content",
+            "document_date",
+            *second_column,
+        )
     )
     missing = list(Memory.objects.filter(episode=episode, embedding__isnull=True).only("pk", "text"))
     names = tuple({m.name for m in messages if m.name})

@@ -4,6 +4,7 @@ new facts costs the same however many there are."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -64,3 +65,30 @@ def test_reconciling_more_new_facts_costs_no_more_statements(project: Project) -
     many, many_created = statements_to_reconcile(project, FACTS, "many")
     assert many_created >= few_created + 4
     assert many == few
+
+
+def statements_to_index(project: Project, turns: int, user_id: str) -> int:
+    """Statements of the index phase for an episode of ``turns`` user↔assistant exchanges."""
+    messages = [
+        message
+        for turn in range(turns)
+        for message in (
+            {"role": "user", "content": f"Question {turn}: how do I rotate the logs of service {turn}?"},
+            {"role": "assistant", "content": f"For service {turn}, set up logrotate with a weekly rule."},
+        )
+    ]
+    episode = make_episode(project, messages, user_id=user_id)
+    phases = list(MODULES.items())
+    index = next(i for i, (phase, _) in enumerate(phases) if phase == EpisodePhase.INDEX)
+    for phase, module in phases[:index]:
+        run_phase(str(episode.pk), phase, module)
+    with CaptureQueriesContext(connection) as queries:
+        run_phase(str(episode.pk), *phases[index])
+    return len(queries.captured_queries)
+
+
+def test_indexing_more_messages_costs_no_more_statements(project: Project) -> None:
+    """Every message's vectors are written in one statement, the second embedder's included (a message it
+    does not read, an assistant's, once fetched its empty value in a query of its own)."""
+    assert settings.MEMHQ_SECOND_EMBEDDER != "off"
+    assert statements_to_index(project, 2, "short") == statements_to_index(project, 8, "long")
