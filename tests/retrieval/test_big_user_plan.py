@@ -54,6 +54,15 @@ def test_a_big_users_message_vectors_are_searched_through_the_index(project: Pro
     # The term statistics' sample of messages stops at its size too, not a bitmap of all the user's rows.
     sampled = scanned_rows(cte(plan, "msg_sample"), "message_user_date")
     assert sampled and max(sampled) <= SAMPLE_SIZE, "\n".join(plan)
+    # Each query term is counted once per sample: the planner substituted the counts into every expression
+    # that used them (the IDF, the selectivity test), so each sample was scanned four times per term.
+    terms = scanned_rows(cte(plan, "terms")[1:2], "")[0]  # the CTE's own rows: one per query term
+    scans = [
+        int(match.group(1))
+        for line in cte(plan, "terms")
+        if "CTE Scan on msg_sample" in line and (match := re.search(r"loops=(\d+)", line))
+    ]
+    assert sum(scans) <= terms + 1, "\n".join(cte(plan, "terms"))  # + the sample's size, counted once
     # A summary hit's episode is read by its key, not found in a hash of every user's episodes.
     assert not [line for line in plan if "Seq Scan on memhq_episode " in line], "\n".join(plan)
 
