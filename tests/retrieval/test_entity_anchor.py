@@ -109,3 +109,16 @@ def test_a_name_misspelt_in_the_query_still_anchors_its_memories(
     body = api.post(RECALL, {"user_id": "alice", "query": "what to pack for Madridd"}, "json").json()
     anchored = [item["text"] for item in memories(body) if "entity" in item["ranks"]]
     assert anchored and all("Madrid" in text for text in anchored), anchored
+
+
+def test_a_two_word_name_misspelt_in_the_query_still_anchors_its_memories(
+    alice: Project, api: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Near spellings are looked up for the query's one- and two-word n-grams only (MAX_FUZZY_GRAM_WORDS):
+    # "breaking badd" is near enough to "breaking bad" for the trigram index to offer it.
+    assert Entity.objects.filter(project=alice, user_id="alice", normalized_name="breaking bad").exists()
+    monkeypatch.setattr("retrieval.signals.entity.NEAREST_ENTITIES", 0)
+    monkeypatch.setattr("retrieval.query.hinted_types", lambda text: [])
+    body = api.post(RECALL, {"user_id": "alice", "query": "should I rewatch Breaking Badd"}, "json").json()
+    anchored = [item["text"] for item in memories(body) if "entity" in item["ranks"]]
+    assert anchored and all("Breaking Bad" in text for text in anchored), anchored
