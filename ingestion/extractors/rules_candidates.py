@@ -101,9 +101,33 @@ class MessageContext:
     skip_names: frozenset[str]  # lower-cased names never emitted as "other" mentions (the speaker)
 
 
+#: Marks a claim closes when its span opened one and ended before the closer ("OpenCV(4.7.0" → "…4.7.0)").
+_CLOSERS: Final = {"(": ")", "[": "]", "{": "}"}
+#: Marks that close themselves: an odd count leaves one open.
+_SELF_CLOSING: Final = ('"', "`")
+
+
+def close_marks(text: str) -> str:
+    """``text`` with the brackets and quotes its span left open closed at its end, innermost first: a clause
+    ends where its words end, and a closing bracket or quote after the last word ("(4,−2), and I …",
+    'called "Cyberpunk 2077".') fell outside it. Single quotes are left alone (they are apostrophes too)."""
+    opened: list[str] = []
+    for char in text:
+        if char in _CLOSERS:
+            opened.append(_CLOSERS[char])
+        elif opened and char == opened[-1] and char not in _SELF_CLOSING:
+            opened.pop()
+        elif char in _SELF_CLOSING:
+            if opened and opened[-1] == char:
+                opened.pop()
+            else:
+                opened.append(char)
+    return text + "".join(reversed(opened))
+
+
 def finish_sentence(text: str) -> str:
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", text)).strip(" ,;:-–—")
-    text = text.rstrip(".!?…") + "."
+    text = close_marks(text.rstrip(".!?…")) + "."
     return text[:1].upper() + text[1:]
 
 

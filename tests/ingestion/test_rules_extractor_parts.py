@@ -13,6 +13,7 @@ from ingestion.extractors.predicates import (
     normalise_predicate,
     object_entity_type,
 )
+from ingestion.extractors.rules_candidates import close_marks
 from ingestion.extractors.rules_nlp import get_nlp
 from ingestion.extractors.rules_rewrite import Renderer, Speakers, third_person
 from tests.ingestion.rules_support import DOC_DATE, EXTRACTOR, one, say
@@ -314,3 +315,28 @@ def test_a_date_after_for_or_to_keeps_its_bare_form(content: str, expected: str)
     claims = [cand.claim for cand in one(content)]
     assert claims and all(" on 4 March" not in claim for claim in claims)
     assert any(expected in claim for claim in claims), claims
+
+
+# -- a claim's brackets and quotes ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("User was given the points (1,3) and (4,-2", "User was given the points (1,3) and (4,-2)"),
+        ('User loves "Spirited Away', 'User loves "Spirited Away"'),
+        ('User likes (a [b "c', 'User likes (a [b "c"])'),
+        ('User said "hi" (twice)', 'User said "hi" (twice)'),
+        ("User's cat isn't shy", "User's cat isn't shy"),  # apostrophes are not quotes
+        ("User ran `make test", "User ran `make test`"),
+    ],
+)
+def test_close_marks(text: str, expected: str) -> None:
+    assert close_marks(text) == expected
+
+
+def test_a_claim_ending_inside_brackets_closes_them() -> None:
+    said = "I've been given the points (2,5) and (7,-1), and I want to check my work."
+    texts = [c.claim for c in one(said)]
+    spans = [text for text in texts if "(7,-1" in text]
+    assert spans and all(text.count("(") == text.count(")") for text in spans), texts
