@@ -45,19 +45,25 @@ def test_repeating_more_facts_costs_no_more_statements(project: Project) -> None
     assert many == few
 
 
+def statements_of_phase(episode: Episode, measured: EpisodePhase) -> int:
+    """Run ``episode``'s phases before ``measured``, then count the statements ``measured`` sends."""
+    phases = list(MODULES.items())
+    position = next(i for i, (phase, _) in enumerate(phases) if phase == measured)
+    for phase, module in phases[:position]:
+        run_phase(str(episode.pk), phase, module)
+    with CaptureQueriesContext(connection) as queries:
+        run_phase(str(episode.pk), *phases[position])
+    return len(queries.captured_queries)
+
+
 def statements_to_reconcile(project: Project, facts: list[str], user_id: str) -> tuple[int, int]:
     """(statements of the reconcile phase, memories created) for an episode of new ``facts``, said after
     an earlier episode, so the user has memories to compare them with."""
     run_inline(make_episode(project, [{"role": "user", "content": "I like green tea."}], user_id=user_id).pk)
     episode = make_episode(project, [{"role": "user", "content": " ".join(facts)}], user_id=user_id)
-    phases = list(MODULES.items())
-    reconcile = next(i for i, (phase, _) in enumerate(phases) if phase == EpisodePhase.RECONCILE)
-    for phase, module in phases[:reconcile]:
-        run_phase(str(episode.pk), phase, module)
-    with CaptureQueriesContext(connection) as queries:
-        run_phase(str(episode.pk), *phases[reconcile])
+    statements = statements_of_phase(episode, EpisodePhase.RECONCILE)
     created = Candidate.objects.filter(episode=episode, decision=Candidate.Decision.ACCEPT).count()
-    return len(queries.captured_queries), created
+    return statements, created
 
 
 def test_reconciling_more_new_facts_costs_no_more_statements(project: Project) -> None:
@@ -77,14 +83,7 @@ def statements_to_index(project: Project, turns: int, user_id: str) -> int:
             {"role": "assistant", "content": f"For service {turn}, set up logrotate with a weekly rule."},
         )
     ]
-    episode = make_episode(project, messages, user_id=user_id)
-    phases = list(MODULES.items())
-    index = next(i for i, (phase, _) in enumerate(phases) if phase == EpisodePhase.INDEX)
-    for phase, module in phases[:index]:
-        run_phase(str(episode.pk), phase, module)
-    with CaptureQueriesContext(connection) as queries:
-        run_phase(str(episode.pk), *phases[index])
-    return len(queries.captured_queries)
+    return statements_of_phase(make_episode(project, messages, user_id=user_id), EpisodePhase.INDEX)
 
 
 def test_indexing_more_messages_costs_no_more_statements(project: Project) -> None:

@@ -98,27 +98,22 @@ def test_type_hints(query: str, types: list[str]) -> None:
     assert hinted_types(query) == types
 
 
+@pytest.mark.parametrize(
+    ("name", "query", "shown"),
+    [
+        ("madrid", "what to pack for Madridd", "Madrid"),
+        # two words: near spellings are looked up for one- and two-word n-grams (MAX_FUZZY_GRAM_WORDS)
+        ("breaking bad", "should I rewatch Breaking Badd", "Breaking Bad"),
+    ],
+)
 def test_a_name_misspelt_in_the_query_still_anchors_its_memories(
-    alice: Project, api: APIClient, monkeypatch: pytest.MonkeyPatch
+    alice: Project, api: APIClient, monkeypatch: pytest.MonkeyPatch, name: str, query: str, shown: str
 ) -> None:
-    # Only the named anchor is left (no nearest entities, no type hints): "Madridd" is not a word of any name,
-    # so only the fuzzy match (the trigram index's candidates, then word_similarity) can find Madrid.
-    assert Entity.objects.filter(project=alice, user_id="alice", normalized_name="madrid").exists()
+    # Only the named anchor is left (no nearest entities, no type hints): the misspelling is not a word of any
+    # name, so only the fuzzy match (the trigram index's candidates, then word_similarity) can find it.
+    assert Entity.objects.filter(project=alice, user_id="alice", normalized_name=name).exists()
     monkeypatch.setattr("retrieval.signals.entity.NEAREST_ENTITIES", 0)
     monkeypatch.setattr("retrieval.query.hinted_types", lambda text: [])
-    body = api.post(RECALL, {"user_id": "alice", "query": "what to pack for Madridd"}, "json").json()
+    body = api.post(RECALL, {"user_id": "alice", "query": query}, "json").json()
     anchored = [item["text"] for item in memories(body) if "entity" in item["ranks"]]
-    assert anchored and all("Madrid" in text for text in anchored), anchored
-
-
-def test_a_two_word_name_misspelt_in_the_query_still_anchors_its_memories(
-    alice: Project, api: APIClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Near spellings are looked up for the query's one- and two-word n-grams only (MAX_FUZZY_GRAM_WORDS):
-    # "breaking badd" is near enough to "breaking bad" for the trigram index to offer it.
-    assert Entity.objects.filter(project=alice, user_id="alice", normalized_name="breaking bad").exists()
-    monkeypatch.setattr("retrieval.signals.entity.NEAREST_ENTITIES", 0)
-    monkeypatch.setattr("retrieval.query.hinted_types", lambda text: [])
-    body = api.post(RECALL, {"user_id": "alice", "query": "should I rewatch Breaking Badd"}, "json").json()
-    anchored = [item["text"] for item in memories(body) if "entity" in item["ranks"]]
-    assert anchored and all("Breaking Bad" in text for text in anchored), anchored
+    assert anchored and all(shown in text for text in anchored), anchored
