@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
 
@@ -83,6 +84,29 @@ def test_each_user_is_decided_for_itself(project: Project, monkeypatch: pytest.M
     assert not memories_exact(run(project, "bob"))
     other, _ = Project.objects.get_or_create(name="other")
     assert sizes.known(other.pk, "alice") is None
+
+
+def test_a_user_holding_most_of_a_table_walks_its_index(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below EXACT_KNN_MAX_ROWS, a user with more than WALK_MIN_ROWS rows and at least half of the table (as
+    the planner's statistics have it) is searched through HNSW; with others holding more, exactly."""
+    monkeypatch.setattr(signals, "WALK_MIN_ROWS", 10)
+    query.statement.cache_clear()
+    make_memories(project, "alice", [f"Alice note {i}" for i in range(20)])
+    make_memories(project, "bob", [f"Bob note {i}" for i in range(5)])
+    analyze()
+    assert not memories_exact(run(project, "alice"))  # 20 of 25
+    assert memories_exact(run(project, "bob"))  # too few rows to walk
+    make_memories(project, "carol", [f"Carol note {i}" for i in range(30)])
+    analyze()
+    sizes.forget_all()
+    assert memories_exact(run(project, "alice"))  # 20 of 55
+
+
+def analyze() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memhq_memory")
 
 
 def test_the_cache_is_bounded_least_recently_used_out(
