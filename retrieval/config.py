@@ -36,6 +36,8 @@ class RetrievalConfig:
             "time": 1.5,
             "message_vector_e5": 0.45,
             "instruction": 1.5,
+            "memory_phrase": 0.8,
+            "message_phrase": 0.25,
         },
         "Each signal's vote weight. Raw messages and memory vectors carry most of the evidence; the time "
         "anchor is sharp when the query names a date; the entity anchor and summaries add context more than "
@@ -55,7 +57,12 @@ class RetrievalConfig:
         "locomo-dev +0.001 [-0.002, +0.004]. message_vector_e5 (the second embedder, memhq.ai.e5): "
         "cross-validation over 0-0.9 chose 0.3 in 3 of 4 beam-dev folds (held out 0.586) and 0.6 in every "
         "locomo-dev fold (held out 0.833); 0.45 between them, paired against the signal off on the same "
-        "stored data: beam-dev frac@10 +0.028 [+0.008, +0.051], locomo-dev +0.013 [+0.004, +0.023].",
+        "stored data: beam-dev frac@10 +0.028 [+0.008, +0.051], locomo-dev +0.013 [+0.004, +0.023]. "
+        "memory_phrase / message_phrase (the hits holding two words side by side as the question has them, "
+        "retrieval.signals.phrases): cross-validation over 0-1.2 each chose 1.2 / 0.25 in every beam-dev "
+        "fold (held out 0.599) and 0-0.8 / 0-0.5 on locomo-dev (held out 0.826); 0.8 / 0.25 between them, "
+        "paired against the signals off on the same stored data: beam-dev frac@10 +0.027 [+0.003, +0.055], "
+        "all@10 +0.035; locomo-dev -0.001 [-0.008, +0.005].",
     )
     score_share: float = _why(
         0.5,

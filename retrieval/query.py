@@ -2,8 +2,8 @@
 details of each hit (memory, message, summary or unprocessed message) and the user's processed_through.
 
 Shape: ``WITH q (the query), sizes (exact or HNSW kNN, per table), terms/term_sets (BM25 statistics),
-base_hits (every signal), hits (base_hits + the neighbours of the best base hits)`` then the details of each
-hit."""
+pairs (the query's phrases), base_hits (every signal), hits (base_hits + the neighbours of the best base
+hits + the base hits holding a phrase of the query)`` then the details of each hit."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ from retrieval.signals import (
     messages,
     neighbours,
     passages,
+    phrases,
     second_vector,
     sizes_cte,
     summaries,
@@ -70,7 +71,7 @@ def signal_sql() -> list[SignalSQL]:
 
 def signal_names() -> list[str]:
     """Every signal recall runs, the neighbour expansion included."""
-    return [signal.name for signal in signal_sql()] + [neighbours.NAME]
+    return [signal.name for signal in signal_sql()] + [neighbours.NAME, *phrases.NAMES]
 
 
 QUERY_CTE = """q AS MATERIALIZED (
@@ -161,12 +162,16 @@ def statement() -> tuple[str, tuple[Any, ...]]:
     signals = signal_sql()
     base = " UNION ALL ".join(f"({signal.sql})" for signal in signals)
     expansion = neighbours.build()
+    rescored = phrases.build()
+    ctes = [QUERY_CTE, sizes_cte(), terms_cte(SAMPLED_USER_MESSAGE, LIVE_MEMORY), phrases.pairs_cte()]
     sql = (
-        f"WITH {QUERY_CTE}, {sizes_cte()}, {terms_cte(SAMPLED_USER_MESSAGE, LIVE_MEMORY)}, "
+        f"WITH {', '.join(ctes)}, "
         f"base_hits AS MATERIALIZED ({base}), "
-        f"hits AS (SELECT * FROM base_hits UNION ALL ({expansion.sql})) {DETAILS}"
+        f"hits AS (SELECT * FROM base_hits UNION ALL ({expansion.sql})"
+        + "".join(f" UNION ALL ({signal.sql})" for signal in rescored)
+        + f") {DETAILS}"
     )
-    params = tuple(param for signal in (*signals, expansion) for param in signal.params)
+    params = tuple(param for signal in (*signals, expansion, *rescored) for param in signal.params)
     return sql, params
 
 

@@ -99,3 +99,29 @@ def test_recall_is_one_statement_and_every_signal_is_bounded(project: Project, a
             ranks.setdefault(signal, []).append(rank)
     assert all(max(values) <= SIGNAL_LIMIT for values in ranks.values())
     assert {"message_vector", "message_keyword", "time"} <= set(ranks)
+
+
+def test_two_words_said_side_by_side_as_the_query_has_them_find_their_message(
+    project: Project, api: APIClient
+) -> None:
+    """The phrase signals: "deadline" is in every planning turn, "first" and "release" each in several;
+    only one turn says "first public release" as the question does."""
+    turns = [
+        "The deadline for the invoice module slipped again, the reviewers are slow.",
+        "Our deadline for the billing export is the end of the sprint.",
+        "I moved the deadline for the data migration by a week.",
+        "First I check whether the release notes for the old version are done.",
+        "We are aiming for the first public release by 3 March, with the beta before it.",
+        "The release of the mobile app comes first, then the public website.",
+    ]
+    messages = [{"role": "user", "content": text, "id": f"m{i}"} for i, text in enumerate(turns)]
+    run_inline(make_episode(project, messages, "alice", timestamp="2024-01-10T09:00:00Z").pk)
+    found = items(api, "What deadline did I set for the first public release?")
+    by_phrase = {
+        item["provenance"]["message_ids"][0]: item["ranks"]
+        for item in found
+        if "message_phrase" in item["ranks"] or "memory_phrase" in item["ranks"]
+    }
+    assert by_phrase["m4"].get("message_phrase") == 1
+    assert set(by_phrase) == {"m4"}  # the same words apart, or in another order, are not the phrase
+    assert found[0]["provenance"]["message_ids"] == ["m4"]
