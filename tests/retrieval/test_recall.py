@@ -114,13 +114,13 @@ def test_processed_through_is_null_when_nothing_was_processed(project: Project, 
     }
 
 
-@pytest.mark.parametrize("exact_max_rows", [signals.EXACT_KNN_MAX_ROWS, 10], ids=["exact", "hnsw"])
+@pytest.mark.parametrize("exact_max_rows", [signals.EXACT_KNN_CEILING, 10], ids=["exact", "hnsw"])
 def test_per_user_filtering_still_fills_the_vector_signal(
     project: Project, monkeypatch: pytest.MonkeyPatch, exact_max_rows: int
 ) -> None:
     # The other user's memories are all closer to the query than ours: an unfiltered kNN would find none of
     # ours. Both ways recall searches: exact (a user with few rows), HNSW with iterative scans (many rows).
-    monkeypatch.setattr(signals, "EXACT_KNN_MAX_ROWS", exact_max_rows)
+    monkeypatch.setattr(signals, "EXACT_KNN_CEILING", exact_max_rows)
     make_memories(project, "bob", [f"Bob likes hiking trip number {i} in the Alps" for i in range(300)])
     make_memories(project, "alice", [f"Alice note {i} about the weather and her garden" for i in range(40)])
     vector = provider.get_embedder().embed(["hiking in the Alps"])[0]

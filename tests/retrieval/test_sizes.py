@@ -39,7 +39,7 @@ def memories_exact(rows: list[dict[str, Any]]) -> bool:
 
 def shrink_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     """From now on, alice's 20 memories are "many": a fresh count would pick HNSW."""
-    monkeypatch.setattr(signals, "EXACT_KNN_MAX_ROWS", 10)
+    monkeypatch.setattr(signals, "EXACT_KNN_CEILING", 10)
     query.statement.cache_clear()  # built once per process (and once per test: tests/conftest.py)
 
 
@@ -86,22 +86,24 @@ def test_each_user_is_decided_for_itself(project: Project, monkeypatch: pytest.M
     assert sizes.known(other.pk, "alice") is None
 
 
-def test_a_user_holding_most_of_a_table_walks_its_index(
+def test_a_users_share_of_the_table_decides_the_way(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Below EXACT_KNN_MAX_ROWS, a user with more than WALK_MIN_ROWS rows and at least half of the table (as
-    the planner's statistics have it) is searched through HNSW; with others holding more, exactly."""
+    """The same user, with the same rows, walks the HNSW index while holding most of a small table and is
+    compared exactly once the table holds many other rows (n² ≤ WALK_COST_RATIO × the table's rows, as the
+    planner's statistics have it)."""
     monkeypatch.setattr(signals, "WALK_MIN_ROWS", 10)
+    monkeypatch.setattr(signals, "WALK_COST_RATIO", 10)
     query.statement.cache_clear()
     make_memories(project, "alice", [f"Alice note {i}" for i in range(20)])
     make_memories(project, "bob", [f"Bob note {i}" for i in range(5)])
     analyze()
-    assert not memories_exact(run(project, "alice"))  # 20 of 25
+    assert not memories_exact(run(project, "alice"))  # 20² > 10 × 25
     assert memories_exact(run(project, "bob"))  # too few rows to walk
-    make_memories(project, "carol", [f"Carol note {i}" for i in range(30)])
+    make_memories(project, "carol", [f"Carol note {i}" for i in range(200)])
     analyze()
     sizes.forget_all()
-    assert memories_exact(run(project, "alice"))  # 20 of 55
+    assert memories_exact(run(project, "alice"))  # 20² ≤ 10 × 225
 
 
 def analyze() -> None:
