@@ -2,7 +2,8 @@
 bare pgvector kNN query on the same table in the same run (the floor recall is compared with).
 
 The user is synthetic. ``--shape realistic`` (the default) builds it as the pipeline would, with
-``--other-users`` beside it in the same tables (tooling/bench/recall_user.py); ``--shape memories`` inserts
+``--other-users`` beside it in the same tables (tooling/bench/recall_user.py), and a medium user
+(``--medium-memories``) measured at each step as well; ``--shape memories`` inserts
 memory rows only (tooling/bench/recall_data.py), the earlier benchmark, on which most signals ran on empty
 tables. Each step also times one recall's steps in process and keeps the statement's ``EXPLAIN (ANALYZE,
 BUFFERS)`` (tooling/bench/recall_breakdown.py). One closed-loop client asking the queries of
@@ -18,6 +19,7 @@ import tempfile
 import time
 from argparse import ArgumentParser
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,9 @@ from tooling.bench.server import gunicorn
 
 HELP = "recall latency over HTTP at 10k and N memories, against a bare pgvector kNN on the same table"
 USER_ID = "bench-recall"
+#: A user of ``--medium-memories`` in the same tables, measured at every step too: a few thousand rows
+#: among the big user's hundreds of thousands, the case the exact-or-HNSW choice is hardest on.
+MEDIUM_USER_ID = "bench-recall-medium"
 FIRST_STEP = 10_000
 KNN_RUNS = 300
 TARGET_P50_MS = 15.0
@@ -72,6 +77,9 @@ def add_arguments(parser: ArgumentParser) -> None:
     )
     parser.add_argument("--other-users", type=int, default=1000, help="other users in the same tables")
     parser.add_argument("--other-memories", type=int, default=100, help="memories of each other user")
+    parser.add_argument(
+        "--medium-memories", type=int, default=2000, help="memories of a medium user measured too (0: none)"
+    )
     parser.add_argument("--breakdown-runs", type=int, default=120, help="in-process recalls timed by step")
     parser.add_argument(
         "--replica",
@@ -137,6 +145,9 @@ def others(options: dict[str, Any], project_id: Any, vectors: Vectors, write: Ca
             if (number + 1) % 100 == 0:
                 write(f"  {number + 1}/{count} other users")
     write(f"{count} other users of {memories} memories ready ({time.perf_counter() - started:.0f} s)")
+    if options["medium_memories"]:
+        with VectorIndexesDropped():
+            build_user(project_id, MEDIUM_USER_ID, Shape(options["medium_memories"]), vectors, seed=SEED + 1)
 
 
 def row_counts() -> dict[str, int]:
@@ -163,6 +174,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
     project, issued = project_create(name=f"bench-recall-{time.time_ns()}")
     logs = Path(tempfile.mkdtemp(prefix="memhq-bench-recall-"))
     bodies = [json.dumps({"user_id": USER_ID, "query": query}).encode() for query in QUERIES]
+    medium_bodies = [json.dumps({"user_id": MEDIUM_USER_ID, "query": query}).encode() for query in QUERIES]
     results: dict[str, Any] = {}
     curves: list[Series] = []
     realistic = options["shape"] == "realistic"
@@ -204,6 +216,16 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
                     f"  http p50 {summary.p50_ms:.1f} / p95 {summary.p95_ms:.1f} ms; bare kNN p50 "
                     f"{knn['p50_ms']:.2f} ms; in process {results[str(size)]['in_process']}"
                 )
+                if realistic and options["medium_memories"]:
+                    medium = run_load(replace(target, bodies=medium_bodies), load)
+                    results[str(size)]["medium_user"] = {
+                        "memories": options["medium_memories"],
+                        "recall_http": summarize(medium).latency(),
+                        "in_process": breakdown(
+                            project.pk, MEDIUM_USER_ID, QUERIES, options["breakdown_runs"]
+                        ),
+                    }
+                    write(f"  medium user: {json.dumps(results[str(size)]['medium_user'])}")
                 if options["replica"]:
                     through = recall_replica.measure(target, load, project.pk, USER_ID, QUERIES, write)
                     results[str(size)]["through_replica"] = through
