@@ -45,7 +45,7 @@ SIGNAL_LIMIT = 30
 #: ``n² ≤ WALK_COST_RATIO × N`` (``N``: the table's rows), through the HNSW index above that; never walked at
 #: or below ``WALK_MIN_ROWS``, never exact above ``EXACT_KNN_CEILING``; ``EXACT_KNN_MAX_ROWS`` when ``N`` is
 #: not known (a table never analysed).
-WALK_COST_RATIO = 240
+WALK_COST_RATIO = 600
 WALK_MIN_ROWS = 1000
 EXACT_KNN_CEILING = 50_000
 EXACT_KNN_MAX_ROWS = selectors_nearest.EXACT_KNN_MAX_ROWS
@@ -75,12 +75,13 @@ def sizes_cte() -> str:
     an init plan, run only when ``q`` says nothing).
 
     The limit weighs the two ways' costs. An exact search reads each of the user's ``n`` rows (~1.1 µs a
-    row: 5.6 ms for 5,000 entities). A walk of the HNSW index filtered to the user visits about 1/share of
-    the rows an unfiltered walk does (16 ms, and 46 ms for the second embedder's sparser vectors, for a
-    user holding 1.6% of 366,000 messages). Exact is the cheaper while ``n² ≤ WALK_COST_RATIO × N``: issue
-    17's big user (5,000 of 7,100 entities) walks, a user with 6,000 of 366,000 messages is compared
-    exactly (recall's statement 71 → 39 ms p50 on that benchmark database). The table's size is the
-    planner's ``reltuples`` (kept by autovacuum; -1 for a table never analysed, which falls back to
+    row and vector: 5.6 ms for 5,000 entities). A walk of the HNSW index filtered to the user visits about
+    1/share of the rows an unfiltered walk does: for a user holding 1.6% of 366,000 messages the two message
+    walks took 16 and 46 ms (the second embedder's vectors, on user turns only, are sparser), ~1.0 ms × the
+    table's rows / ``n``. Exact is the cheaper while ``n² ≤ WALK_COST_RATIO × N``: issue 17's big user
+    (5,000 of 7,100 entities, 100,000 of 122,000 memories) walks; a user with 6,000 of 366,000 messages is
+    compared exactly (recall's statement 71 → 39 ms p50 on that benchmark database). The table's size is
+    the planner's ``reltuples`` (kept by autovacuum; -1 for a table never analysed, which falls back to
     ``EXACT_KNN_MAX_ROWS``)."""
 
     def few(table: str, flag: str) -> str:
