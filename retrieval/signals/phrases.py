@@ -26,21 +26,28 @@ NAMES: Final = (MEMORY, MESSAGE)
 #: Query words at most this far apart (stop words counted) make a pair; the document must have them as far
 #: apart. (1, only adjacent words: beam-dev frac@10 −0.006; 5 finds the same as 3.)
 MAX_GAP: Final = 3
+#: At most this many pairs, the first in the query (a long query would otherwise test hundreds per hit).
+MAX_PAIRS: Final = 32
 
 
 def pairs_cte() -> str:
-    """``pairs(a, b, tsq)``: each query lexeme and the next one by position, as a phrase query."""
+    """``pairs(a, b, tsq)``: each query lexeme and the next one by position, as a phrase query (each pair
+    once, the first ``MAX_PAIRS``)."""
     return f"""pairs AS MATERIALIZED (
-        SELECT a, b, (quote_literal(a) || ' <' || gap || '> ' || quote_literal(b))::tsquery AS tsq
+        SELECT DISTINCT a, b, (quote_literal(a) || ' <' || gap || '> ' || quote_literal(b))::tsquery AS tsq
         FROM (
-            SELECT lexeme AS a, lead(lexeme) OVER (ORDER BY pos) AS b,
-                   lead(pos) OVER (ORDER BY pos) - pos AS gap
-            FROM (
-                SELECT word.lexeme, unnest(word.positions) AS pos
-                FROM unnest(to_tsvector('english', (SELECT qraw FROM q))) AS word
-            ) AS placed
-        ) AS adjacent
-        WHERE b IS NOT NULL AND a <> b AND gap <= {MAX_GAP}
+            SELECT a, b, gap FROM (
+                SELECT pos, lexeme AS a, lead(lexeme) OVER (ORDER BY pos) AS b,
+                       lead(pos) OVER (ORDER BY pos) - pos AS gap
+                FROM (
+                    SELECT word.lexeme, unnest(word.positions) AS pos
+                    FROM unnest(to_tsvector('english', (SELECT qraw FROM q))) AS word
+                ) AS placed
+            ) AS adjacent
+            WHERE b IS NOT NULL AND a <> b AND gap <= {MAX_GAP}
+            ORDER BY pos
+            LIMIT {MAX_PAIRS}
+        ) AS firsts
     )"""
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
@@ -101,11 +102,13 @@ def test_recall_is_one_statement_and_every_signal_is_bounded(project: Project, a
     assert {"message_vector", "message_keyword", "time"} <= set(ranks)
 
 
+@pytest.mark.parametrize("repeats", [1, 70], ids=["question", "near the length limit"])
 def test_two_words_said_side_by_side_as_the_query_has_them_find_their_message(
-    project: Project, api: APIClient
+    project: Project, api: APIClient, repeats: int
 ) -> None:
     """The phrase signals: "deadline" is in every planning turn, "first" and "release" each in several;
-    only one turn says "first public release" as the question does."""
+    only one turn says "first public release" as the question does. A question repeated to ~3,800
+    characters finds the same (its pairs are bounded and counted once)."""
     turns = [
         "The deadline for the invoice module slipped again, the reviewers are slow.",
         "Our deadline for the billing export is the end of the sprint.",
@@ -116,7 +119,7 @@ def test_two_words_said_side_by_side_as_the_query_has_them_find_their_message(
     ]
     messages = [{"role": "user", "content": text, "id": f"m{i}"} for i, text in enumerate(turns)]
     run_inline(make_episode(project, messages, "alice", timestamp="2024-01-10T09:00:00Z").pk)
-    found = items(api, "What deadline did I set for the first public release?")
+    found = items(api, " ".join(["What deadline did I set for the first public release?"] * repeats))
     by_phrase = {
         item["provenance"]["message_ids"][0]: item["ranks"]
         for item in found
