@@ -1,10 +1,10 @@
 """Which way recall's kNN signals search each of a user's tables (exact for a user with few rows, else the
 HNSW index: ``retrieval.signals.sizes_cte``), remembered per process for ``MEMHQ_RECALL_SIZES_TTL_S``.
 
-Why: deciding counts up to ``EXACT_KNN_MAX_ROWS + 1`` of the user's index entries per table, which cost
+Why: deciding counts the user's index entries in each table (up to one past its limit), which cost
 ~0.55-0.85 ms of every recall for a user with 100k memories (in process, the 12 benchmark queries × 20:
-statement p50 4.35 → 3.50 ms with the decision remembered). The answer changes only when a user's table
-crosses the threshold, so recall remembers what its statement decided (the statement returns its ``sizes``
+statement p50 4.35 → 3.50 ms with the decision remembered). The answer changes only when the user's rows
+cross their table's limit (which grows with the table), so recall remembers what its statement decided (the statement returns its ``sizes``
 row) and passes it in on the next calls; the statement counts only what it is not told.
 
 What staleness costs, at most one TTL: a user who just grew past the threshold is still searched exactly

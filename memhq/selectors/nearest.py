@@ -5,7 +5,8 @@ through other users' rows: slow, and once pgvector's ``hnsw.max_scan_tuples`` is
 found, possibly nothing, so "is there already a memory like this?" would wrongly answer no. A user with at
 most ``EXACT_KNN_MAX_ROWS`` rows is compared with every one of their rows instead (read through the
 per-user btree index, ~1 ms per 2,000 rows); above that, the HNSW index with iterative scans. Recall's SQL
-makes the same choice (``retrieval.signals.nearest``).
+weighs the user's share of the table as well (``retrieval.signals.sizes_cte``: one query vector, where the
+phases here compare many vectors in one statement, each exact search reading every row again).
 """
 
 from __future__ import annotations
