@@ -4,8 +4,9 @@ HNSW index: ``retrieval.signals.sizes_cte``), remembered per process for ``MEMHQ
 Why: deciding counts the user's index entries in each table (up to one past its limit), which cost
 ~0.55-0.85 ms of every recall for a user with 100k memories (in process, the 12 benchmark queries × 20:
 statement p50 4.35 → 3.50 ms with the decision remembered). The answer changes only when the user's rows
-cross their table's limit (which grows with the table), so recall remembers what its statement decided (the statement returns its ``sizes``
-row) and passes it in on the next calls; the statement counts only what it is not told.
+cross their table's limit (which grows with the table), so recall remembers what its statement decided
+(the statement returns its ``sizes`` row) and passes it in on the next calls; the statement counts only
+what it is not told.
 
 What staleness costs, at most one TTL: a user who just grew past the threshold is still searched exactly
 (the right answer, a few ms slower); one who just shrank below it (erasure) is searched through HNSW with
