@@ -145,6 +145,10 @@ def others(options: dict[str, Any], project_id: Any, vectors: Vectors, write: Ca
             if (number + 1) % 100 == 0:
                 write(f"  {number + 1}/{count} other users")
     write(f"{count} other users of {memories} memories ready ({time.perf_counter() - started:.0f} s)")
+
+
+def medium_user(options: dict[str, Any], project_id: Any, vectors: Vectors) -> None:
+    """The ``--medium-memories`` user, in the same tables (whether or not there are other users)."""
     if options["medium_memories"]:
         with VectorIndexesDropped():
             build_user(project_id, MEDIUM_USER_ID, Shape(options["medium_memories"]), vectors, seed=SEED + 1)
@@ -182,6 +186,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
     try:
         if vectors is not None:
             others(options, project.pk, vectors, write)
+            medium_user(options, project.pk, vectors)
         with gunicorn(target="config.wsgi:application", log=logs / "web.log") as server:
             target = Target(
                 url=f"{server.url}/v1/memhq/recall",
