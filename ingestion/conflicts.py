@@ -35,6 +35,14 @@ def _words(text: str) -> list[str]:
     return [w for w in _WORDS.findall(text.casefold()) if w not in _ARTICLES]
 
 
+_NUMBERS = re.compile(r"\d+(?:[.,:/]\d+)*")
+
+
+def numbers(text: str) -> frozenset[str]:
+    """The numbers ``text`` states ("3.10", "12,500", "9:30"), as written."""
+    return frozenset(_NUMBERS.findall(text))
+
+
 def same_object(candidate: Candidate, memory: Memory) -> bool:
     """Do the candidate and the memory name the same object (by entity, or by words)?"""
     entity = entity_of(candidate, "object")

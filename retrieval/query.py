@@ -23,7 +23,7 @@ from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from memhq.ai import e5
 from memhq.replicas import routing
 from memhq.services.entities import normalize_name
-from retrieval import recap, sizes
+from retrieval import beginning, recap, sizes
 from retrieval.signals import (
     LIVE_MEMORY,
     SAMPLED_USER_MESSAGE,
@@ -78,7 +78,7 @@ QUERY_CTE = """q AS MATERIALIZED (
     SELECT %s::vector AS v, %s::vector AS v2, to_tsquery('english', %s) AS tsq, %s::uuid AS project_id,
            %s::text AS user_id, %s::timestamptz AS as_of, %s::bool AS history, %s::text AS qtext,
            %s::text[] AS qwords, %s::text AS qraw, %s::text[] AS type_hints, %s::timestamptz[] AS time_starts,
-           %s::timestamptz[] AS time_ends, %s::text AS known_sizes)"""
+           %s::timestamptz[] AS time_ends, %s::bool AS beginning, %s::text AS known_sizes)"""
 
 #: The statement's decision on each table (``retrieval.sizes`` remembers it), on every row.
 _SIZES_COLUMNS = ", ".join(f"sz.{flag} AS {sizes.COLUMN_PREFIX}{flag}" for flag in sizes.FLAGS)
@@ -193,6 +193,7 @@ def parameters(context: QueryContext, known: sizes.Sizes | None = None) -> list[
         hinted_types(context.text),
         starts,
         ends,
+        beginning.asks_for_beginning(context.text),
         known.as_param() if known else sizes.UNKNOWN,
     ]
 

@@ -39,6 +39,7 @@ from ingestion.conflicts import (
     entity_of,
     in_scope,
     is_ending,
+    numbers,
     scope_filter,
 )
 from ingestion.extractors.predicates import normalise_predicate
@@ -273,8 +274,11 @@ class Reconciler:
     @staticmethod
     def _differs(candidate: Candidate, memory: Memory) -> bool:
         """A close claim that is still another fact: it contradicts the memory, or the two are about other
-        subjects, or they use one predicate (not a generic verb) with different objects."""
+        subjects or state other numbers ("runs on Python 3.9" / "3.10": one vector, two values), or one of
+        the two ends what the other states."""
         if candidate.subject.casefold() != memory.subject.casefold():
+            return True
+        if numbers(candidate.claim) != numbers(memory.text):
             return True
         if contradicts(candidate, memory) or contradicts_back(memory, candidate):
             return True

@@ -4,7 +4,7 @@ puts first:
 
     q(v vector, v2 vector, tsq tsquery, project_id uuid, user_id text, as_of timestamptz, history bool,
       qtext text, qwords text[], type_hints text[], time_starts timestamptz[], time_ends timestamptz[],
-      known_sizes text)
+      beginning bool, known_sizes text)
     terms(lexeme text, tsq tsquery, msg_idf float8, mem_idf float8, ...),
     term_sets(msg_tsq tsquery, mem_tsq tsquery)                                (see retrieval.signals.terms)
 

@@ -4,6 +4,10 @@ written in that window, closest to the query first.
 The windows are resolved in Python with the ingestion grammar (``ingestion.temporal``) against ``as_of``
 and passed as ``q.time_starts`` / ``q.time_ends``; each is widened by ``WINDOW_SLACK_DAYS`` on both sides
 (a conversation dated the 8th often reports what happened on the 7th). No window, no hits.
+
+A question about how things began (``retrieval.beginning``: "when I first described my setup", "my original
+budget") also searches the user's ``BEGINNING_POOL`` earliest messages: the start of the user's history is
+the window it names.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Final
 
 from ingestion.temporal import find_time_mentions
-from retrieval.signals import SIGNAL_LIMIT, USER_MESSAGE, SignalSQL, hits_select
+from retrieval.signals import SAMPLED_USER_MESSAGE, SIGNAL_LIMIT, USER_MESSAGE, SignalSQL, hits_select
 
 NAME = "time"
 #: Days added before and after each resolved window.
@@ -22,6 +26,8 @@ MAX_WINDOWS: Final = 4
 #: At most this many of the user's messages in the windows (read through the (user, document date) index,
 #: oldest first) are compared with the query.
 TIME_POOL: Final = 1000
+#: A question about the beginning compares the query with this many of the user's earliest messages.
+BEGINNING_POOL: Final = 100
 
 
 def windows(text: str, as_of: datetime) -> tuple[list[datetime], list[datetime]]:
@@ -42,6 +48,13 @@ def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
                   AND msg.embedding IS NOT NULL
                 ORDER BY msg.document_date
                 LIMIT {TIME_POOL}
+            ) AS msg
+            UNION ALL
+            SELECT msg.id, msg.embedding <=> (SELECT v FROM q) FROM (
+                SELECT msg.id, msg.embedding FROM memhq_episodemessage msg
+                WHERE (SELECT beginning FROM q) AND {SAMPLED_USER_MESSAGE} AND msg.embedding IS NOT NULL
+                ORDER BY msg.document_date
+                LIMIT {BEGINNING_POOL}
             ) AS msg
         ) AS in_window
         GROUP BY id, distance

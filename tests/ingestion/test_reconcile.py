@@ -65,6 +65,18 @@ def test_the_same_fact_twice_is_reinforced_not_duplicated(project: Project) -> N
     ]
 
 
+def test_a_claim_stating_another_number_is_another_fact_not_a_reinforcement(project: Project) -> None:
+    # One vector for both claims (cosine above the reinforcement threshold), two values.
+    ingest(project, "My service runs on Python 3.9 in production.", "2023-01-10T10:00:00Z")
+    second = ingest(project, "My service runs on Python 3.10 in production.", "2023-04-10T10:00:00Z")
+    texts = sorted(Memory.objects.filter(project=project).values_list("text", flat=True))
+    assert [("3.9" in text, "3.10" in text) for text in texts] == [(False, True), (True, False)], texts
+    assert Candidate.objects.get(episode=second).decision != "reinforce"
+    # The same number said again is still the same fact.
+    third = ingest(project, "My service runs on Python 3.10 in production.", "2023-05-10T10:00:00Z")
+    assert Candidate.objects.get(episode=third).decision == "reinforce"
+
+
 def test_episodes_processed_out_of_order_still_end_right(project: Project) -> None:
     ingest(project, "I moved to Lisbon last month.", "2023-05-08T10:00:00Z")
     ingest(project, "I live in Berlin.", "2023-01-10T10:00:00Z")  # older news arriving late
