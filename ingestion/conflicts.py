@@ -19,7 +19,7 @@ from ingestion.extractors.predicates import (
     is_single_valued,
     normalise_predicate,
 )
-from memhq.models import Candidate, Memory
+from memhq.models import Candidate, Memory, MemoryKind
 
 
 def entity_of(candidate: Candidate, role: str) -> str | None:
@@ -41,6 +41,26 @@ _NUMBERS = re.compile(r"\d+(?:[.,:/]\d+)*")
 def numbers(text: str) -> frozenset[str]:
     """The numbers ``text`` states ("3.10", "12,500", "9:30"), as written."""
     return frozenset(_NUMBERS.findall(text))
+
+
+def changes_value(candidate: Candidate, memory: Memory) -> bool:
+    """The candidate says what the (same-subject) memory says with other numbers: "User's dataset holds
+    12,500 rows." after "User's dataset holds 10,000 rows.", a deadline moved to another date. A state's
+    value changed; an event with other numbers is another event ("ran 5 km on 3 May", "on 10 May")."""
+    if MemoryKind.EVENT in (candidate.kind, memory.kind):
+        return False
+    if candidate.subject.casefold() != memory.subject.casefold():
+        return False
+    before, after = numbers(memory.text), numbers(candidate.claim)
+    return (
+        bool(before and after)
+        and before != after
+        and _unnumbered(candidate.claim) == _unnumbered(memory.text)
+    )
+
+
+def _unnumbered(text: str) -> list[str]:
+    return _words(_NUMBERS.sub(" ", text))
 
 
 def same_object(candidate: Candidate, memory: Memory) -> bool:
@@ -83,6 +103,20 @@ def contradicts(candidate: Candidate, memory: Memory) -> bool:
         and normalise_predicate(candidate.predicate) == normalise_predicate(memory.predicate)
         and not same_object(candidate, memory)
     )
+
+
+def differs(candidate: Candidate, memory: Memory) -> bool:
+    """A close claim that is still another fact: the two are about other subjects or state other numbers
+    ("runs on Python 3.9" / "3.10": one vector, two values), one contradicts the other, or one of the two
+    ends what the other states."""
+    if candidate.subject.casefold() != memory.subject.casefold():
+        return True
+    if numbers(candidate.claim) != numbers(memory.text):
+        return True
+    if contradicts(candidate, memory) or contradicts_back(memory, candidate):
+        return True
+    same_predicate = normalise_predicate(candidate.predicate) == normalise_predicate(memory.predicate)
+    return same_predicate and is_ending(candidate.predicate) != is_ending(memory.predicate)
 
 
 def scope_filter(candidate: Candidate) -> Q:

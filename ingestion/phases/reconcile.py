@@ -16,12 +16,15 @@ What a new memory supersedes (the rules: ``ingestion/conflicts.py``):
   Google", "left Google") ends the memories naming the same object (for an ending, the object's words
   inside a longer object count too: "gave up coffee" ends "drinks coffee every morning"; an ending with
   no object, "I quit my job", ends every value of its predicate); an opposite ("dislikes sushi") ends
-  "likes sushi"; re-stating a state ends its "no_longer_" memory.
+  "likes sushi"; re-stating a state ends its "no_longer_" memory;
+* the nearest live memory when the candidate says what it says in the same words with other numbers
+  ("User's grocery budget is 550 dollars." after "… 400 dollars.", "runs on Python 3.10" after "3.9"): a
+  value changed. Not for events ("ran 5 km on 2 May", "ran 8 km on 9 May" are two runs).
 
 The superseded memory gets ``valid_until`` = the new memory's ``valid_from`` (the date the text gives,
 else the message's document date), status superseded and ``superseded_by`` the new memory. A near-identical
 claim (cosine ≥ ``REINFORCE_COSINE``) is never taken as "the same fact" when the two differ in a way that
-matters ("User works at Google." / "User no longer works at Google.").
+matters ("User works at Google." / "User no longer works at Google.", or other numbers).
 """
 
 from __future__ import annotations
@@ -34,15 +37,14 @@ import numpy as np
 from django.db.models import Q, QuerySet
 
 from ingestion.conflicts import (
+    changes_value,
     contradicts,
-    contradicts_back,
+    differs,
     entity_of,
     in_scope,
     is_ending,
-    numbers,
     scope_filter,
 )
-from ingestion.extractors.predicates import normalise_predicate
 from ingestion.runner import PhaseOutcome
 from memhq.ai.provider import get_embedder
 from memhq.models import Candidate, Episode, EpisodeMessage, Evidence, Memory, MemoryOrigin, MemoryStatus
@@ -230,15 +232,16 @@ class Reconciler:
         key = _exact_key(candidate.subject, candidate.predicate, candidate.object_value)
         return next((m for m in self.exact.get(key, ()) if m.status == MemoryStatus.ACTIVE), None)
 
-    def find_same(self, candidate: Candidate, vector: np.ndarray) -> Memory | None:
+    def find_same(self, candidate: Candidate, nearest: tuple[Memory, float] | None) -> Memory | None:
+        """The live memory stating the candidate's fact: its exact words, or ``nearest`` (the nearest live
+        memory, with its distance) when it is a near-identical claim that does not differ in what matters."""
         exact = self._exact(candidate)
         if exact is not None:
             return exact
-        found = self.nearest_live(candidate, vector)
-        if found is None:
+        if nearest is None:
             return None
-        memory, distance = found
-        if 1.0 - distance >= REINFORCE_COSINE and not self._differs(candidate, memory):
+        memory, distance = nearest
+        if 1.0 - distance >= REINFORCE_COSINE and not differs(candidate, memory):
             return memory
         return None
 
@@ -271,20 +274,6 @@ class Reconciler:
         )
         return None if nearest is None else (self._one(nearest), float(nearest.distance))
 
-    @staticmethod
-    def _differs(candidate: Candidate, memory: Memory) -> bool:
-        """A close claim that is still another fact: it contradicts the memory, or the two are about other
-        subjects or state other numbers ("runs on Python 3.9" / "3.10": one vector, two values), or one of
-        the two ends what the other states."""
-        if candidate.subject.casefold() != memory.subject.casefold():
-            return True
-        if numbers(candidate.claim) != numbers(memory.text):
-            return True
-        if contradicts(candidate, memory) or contradicts_back(memory, candidate):
-            return True
-        same_predicate = normalise_predicate(candidate.predicate) == normalise_predicate(memory.predicate)
-        return same_predicate and is_ending(candidate.predicate) != is_ending(memory.predicate)
-
     def create(
         self, candidate: Candidate, vector: np.ndarray, valid_from: datetime | None = None, **extra: object
     ) -> Memory:
@@ -315,17 +304,22 @@ class Reconciler:
         self.exact.setdefault(key, []).append(memory)
         return memory
 
-    def conflicting(self, candidate: Candidate) -> list[Memory]:
-        """The live memories the candidate ends or replaces (newest first)."""
+    def conflicting(self, candidate: Candidate, nearest: tuple[Memory, float] | None) -> list[Memory]:
+        """The live memories the candidate ends or replaces (newest first): by the rules of its predicate,
+        and ``nearest`` when the candidate says what it says with other numbers."""
         first = candidate.source_message_indexes[0] if candidate.source_message_indexes else None
         live = [
             memory
             for memory in dict.fromkeys([*self.scope, *self.created])
             if memory.status == MemoryStatus.ACTIVE and in_scope(candidate, memory)
         ]
+        # Its words are the candidate's but for the numbers: no cosine threshold needed (400 → 550 dollars
+        # is 0.89 in MiniLM).
+        changed = nearest[0] if nearest and changes_value(candidate, nearest[0]) else None
         found = []
-        for memory in sorted(live, key=lambda memory: memory.valid_from, reverse=True):
-            if not contradicts(candidate, memory):
+        candidates = dict.fromkeys([*live, *([changed] if changed else [])])
+        for memory in sorted(candidates, key=lambda memory: memory.valid_from, reverse=True):
+            if memory is not changed and not contradicts(candidate, memory):
                 continue
             if (
                 memory.pk in self.created_from
@@ -341,7 +335,8 @@ class Reconciler:
             candidate.decision = Decision.REJECT
             candidate.reason = f"confidence {candidate.confidence:.2f} below the floor {CONFIDENCE_FLOOR}"
             return
-        same = self.find_same(candidate, vector)
+        nearest = None if self._exact(candidate) else self.nearest_live(candidate, vector)
+        same = self.find_same(candidate, nearest)
         if same is not None:
             memory_reinforce(
                 self.journal,
@@ -354,7 +349,7 @@ class Reconciler:
             self.add_evidence(same, candidate)
             candidate.decision, candidate.memory, candidate.reason = Decision.REINFORCE, same, "same fact"
             return
-        conflicting = self.conflicting(candidate)
+        conflicting = self.conflicting(candidate, nearest)
         valid_from = self.valid_from(candidate)
         later = [memory for memory in conflicting if memory.valid_from > valid_from]
         newer = [memory for memory in later if memory.valid_from > self.said_at(candidate)]

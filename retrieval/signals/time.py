@@ -6,8 +6,8 @@ and passed as ``q.time_starts`` / ``q.time_ends``; each is widened by ``WINDOW_S
 (a conversation dated the 8th often reports what happened on the 7th). No window, no hits.
 
 A question about how things began (``retrieval.beginning``: "when I first described my setup", "my original
-budget") also searches the user's ``BEGINNING_POOL`` earliest messages: the start of the user's history is
-the window it names.
+budget") also searches the user's earliest messages, those of the first tenth of their history: the start of the
+user's history is the window it names.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Final
 
 from ingestion.temporal import find_time_mentions
-from retrieval.signals import SAMPLED_USER_MESSAGE, SIGNAL_LIMIT, USER_MESSAGE, SignalSQL, hits_select
+from retrieval.signals import SIGNAL_LIMIT, USER_MESSAGE, SignalSQL, hits_select, owned_by_user
 
 NAME = "time"
 #: Days added before and after each resolved window.
@@ -26,8 +26,10 @@ MAX_WINDOWS: Final = 4
 #: At most this many of the user's messages in the windows (read through the (user, document date) index,
 #: oldest first) are compared with the query.
 TIME_POOL: Final = 1000
-#: A question about the beginning compares the query with this many of the user's earliest messages.
-BEGINNING_POOL: Final = 100
+#: A question about the beginning compares the query with the user's messages of the first
+#: ``BEGINNING_SHARE`` of their history (first message to last, not to ``as_of``), at most ``BEGINNING_POOL``.
+BEGINNING_SHARE: Final = 0.1
+BEGINNING_POOL: Final = 200
 
 
 def windows(text: str, as_of: datetime) -> tuple[list[datetime], list[datetime]]:
@@ -50,9 +52,20 @@ def build(limit: int = SIGNAL_LIMIT) -> SignalSQL:
                 LIMIT {TIME_POOL}
             ) AS msg
             UNION ALL
-            SELECT msg.id, msg.embedding <=> (SELECT v FROM q) FROM (
+            SELECT msg.id, msg.embedding <=> (SELECT v FROM q)
+            FROM (
+                SELECT (SELECT msg.document_date FROM memhq_episodemessage msg
+                        WHERE {owned_by_user("msg")} AND msg.document_date IS NOT NULL
+                        ORDER BY msg.document_date LIMIT 1) AS first,
+                       (SELECT msg.document_date FROM memhq_episodemessage msg
+                        WHERE {owned_by_user("msg")} AND msg.document_date <= (SELECT as_of FROM q)
+                        ORDER BY msg.document_date DESC LIMIT 1) AS last
+                WHERE (SELECT beginning FROM q)
+            ) AS history
+            CROSS JOIN LATERAL (
                 SELECT msg.id, msg.embedding FROM memhq_episodemessage msg
-                WHERE (SELECT beginning FROM q) AND {SAMPLED_USER_MESSAGE} AND msg.embedding IS NOT NULL
+                WHERE {owned_by_user("msg")} AND msg.embedding IS NOT NULL
+                  AND msg.document_date <= history.first + {BEGINNING_SHARE} * (history.last - history.first)
                 ORDER BY msg.document_date
                 LIMIT {BEGINNING_POOL}
             ) AS msg

@@ -65,16 +65,28 @@ def test_the_same_fact_twice_is_reinforced_not_duplicated(project: Project) -> N
     ]
 
 
-def test_a_claim_stating_another_number_is_another_fact_not_a_reinforcement(project: Project) -> None:
-    # One vector for both claims (cosine above the reinforcement threshold), two values.
+def test_the_same_statement_with_other_numbers_is_a_changed_value(project: Project) -> None:
+    # One vector for both claims (cosine above the reinforcement threshold), two values: the later one
+    # replaces the earlier, which stays as history.
     ingest(project, "My service runs on Python 3.9 in production.", "2023-01-10T10:00:00Z")
     second = ingest(project, "My service runs on Python 3.10 in production.", "2023-04-10T10:00:00Z")
-    texts = sorted(Memory.objects.filter(project=project).values_list("text", flat=True))
-    assert [("3.9" in text, "3.10" in text) for text in texts] == [(False, True), (True, False)], texts
-    assert Candidate.objects.get(episode=second).decision != "reinforce"
-    # The same number said again is still the same fact.
+    old = Memory.objects.get(project=project, text__contains="3.9")
+    new = Memory.objects.get(project=project, text__contains="3.10")
+    assert (old.status, old.superseded_by_id, old.valid_until) == ("superseded", new.pk, new.valid_from)
+    assert new.status == "active"
+    assert Candidate.objects.get(episode=second).decision == "supersede"
+    # The same number said again is the same fact.
     third = ingest(project, "My service runs on Python 3.10 in production.", "2023-05-10T10:00:00Z")
     assert Candidate.objects.get(episode=third).decision == "reinforce"
+
+
+def test_an_event_with_other_numbers_is_another_event(project: Project) -> None:
+    ingest(project, "I ran 5 km this morning.", "2023-01-10T10:00:00Z")
+    ingest(project, "I ran 8 km this morning.", "2023-01-17T10:00:00Z")
+    runs = Memory.objects.filter(project=project, text__contains=" km")
+    assert sorted((memory.kind, memory.status) for memory in runs) == [("event", "active")] * 2, [
+        memory.text for memory in runs
+    ]
 
 
 def test_episodes_processed_out_of_order_still_end_right(project: Project) -> None:
