@@ -44,19 +44,17 @@ def numbers(text: str) -> frozenset[str]:
 
 
 def changes_value(candidate: Candidate, memory: Memory) -> bool:
-    """The candidate says what the (same-subject) memory says with other numbers: "User's dataset holds
-    12,500 rows." after "User's dataset holds 10,000 rows.", a deadline moved to another date. A state's
-    value changed; an event with other numbers is another event ("ran 5 km on 3 May", "on 10 May")."""
+    """The candidate says what the (same-subject) memory says with one number changed: "User's dataset
+    holds 12,500 rows." after "… 10,000 rows.", "aims for 95% accuracy" after "90%". A state's value
+    changed. An event with another number is another event ("ran 5 km on 3 May", "8 km on 10 May"), and a
+    claim with several other numbers is about another thing (another equation, another problem)."""
     if MemoryKind.EVENT in (candidate.kind, memory.kind):
         return False
     if candidate.subject.casefold() != memory.subject.casefold():
         return False
     before, after = numbers(memory.text), numbers(candidate.claim)
-    return (
-        bool(before and after)
-        and before != after
-        and _unnumbered(candidate.claim) == _unnumbered(memory.text)
-    )
+    one_changed = len(before - after) == 1 and len(after - before) == 1
+    return one_changed and _unnumbered(candidate.claim) == _unnumbered(memory.text)
 
 
 def _unnumbered(text: str) -> list[str]:

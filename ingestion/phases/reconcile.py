@@ -17,7 +17,7 @@ What a new memory supersedes (the rules: ``ingestion/conflicts.py``):
   inside a longer object count too: "gave up coffee" ends "drinks coffee every morning"; an ending with
   no object, "I quit my job", ends every value of its predicate); an opposite ("dislikes sushi") ends
   "likes sushi"; re-stating a state ends its "no_longer_" memory;
-* the nearest live memory when the candidate says what it says in the same words with other numbers
+* the nearest live memory when the candidate says what it says in the same words with one number changed
   ("User's grocery budget is 550 dollars." after "… 400 dollars.", "runs on Python 3.10" after "3.9"): a
   value changed. Not for events ("ran 5 km on 2 May", "ran 8 km on 9 May" are two runs).
 
@@ -306,7 +306,7 @@ class Reconciler:
 
     def conflicting(self, candidate: Candidate, nearest: tuple[Memory, float] | None) -> list[Memory]:
         """The live memories the candidate ends or replaces (newest first): by the rules of its predicate,
-        and ``nearest`` when the candidate says what it says with other numbers."""
+        and ``nearest`` when the candidate says what it says with one number changed."""
         first = candidate.source_message_indexes[0] if candidate.source_message_indexes else None
         live = [
             memory

@@ -6,8 +6,8 @@ and passed as ``q.time_starts`` / ``q.time_ends``; each is widened by ``WINDOW_S
 (a conversation dated the 8th often reports what happened on the 7th). No window, no hits.
 
 A question about how things began (``retrieval.beginning``: "when I first described my setup", "my original
-budget") also searches the user's earliest messages, those of the first tenth of their history: the start of the
-user's history is the window it names.
+budget") also searches the user's earliest messages, those of the first tenth of their history: the start
+of the user's history is the window it names.
 """
 
 from __future__ import annotations

@@ -89,6 +89,13 @@ def test_an_event_with_other_numbers_is_another_event(project: Project) -> None:
     ]
 
 
+def test_a_statement_with_several_other_numbers_is_about_another_thing(project: Project) -> None:
+    ingest(project, "I'm stuck on the equation 2x + 3 = 7.", "2023-01-10T10:00:00Z")
+    ingest(project, "I'm stuck on the equation 5x + 1 = 11.", "2023-01-17T10:00:00Z")
+    stuck = Memory.objects.filter(project=project, text__contains="equation")
+    assert sorted(memory.status for memory in stuck) == ["active", "active"], [m.text for m in stuck]
+
+
 def test_episodes_processed_out_of_order_still_end_right(project: Project) -> None:
     ingest(project, "I moved to Lisbon last month.", "2023-05-08T10:00:00Z")
     ingest(project, "I live in Berlin.", "2023-01-10T10:00:00Z")  # older news arriving late
