@@ -5,7 +5,8 @@ The answer is in the user's earliest messages, and nothing else in such a questi
 user said first is worded like what they said later ("I'm using Python 3.10" and "I've upgraded to Python
 3.12" are equally near "which Python version"), and the later turns usually outnumber it. The time signal
 (``retrieval.signals.time``) then also searches the user's first messages, as it searches a window a
-question names by its dates.
+question names by its dates, and the memory signals search what has changed since (the first value is
+usually superseded by now), as ``include_history`` does.
 
 The phrases are about how people speak of a beginning, not about any topic. "First" counts only where it is
 someone's first ("my first job", "when I first tried"), not an ordinal ("the first n odd numbers", "first

@@ -179,6 +179,8 @@ def parameters(context: QueryContext, known: sizes.Sizes | None = None) -> list[
     """The values of the ``q`` CTE's placeholders, in order (``known``: the user's remembered sizes)."""
     starts, ends = time.windows(context.text, context.as_of)
     searched = recap.topic(context.text)  # the words the keyword signals look for
+    # A question about how things began asks about the past: what has since changed is searched too.
+    began = beginning.asks_for_beginning(context.text)
     return [
         vector_text(context.vector),
         None if context.second is None else vector_text(context.second),
@@ -186,14 +188,14 @@ def parameters(context: QueryContext, known: sizes.Sizes | None = None) -> list[
         context.project_id,
         context.user_id,
         context.as_of,
-        context.history,
+        context.history or began,
         normalize_name(context.text),
         name_ngrams(context.text),
         searched,
         hinted_types(context.text),
         starts,
         ends,
-        beginning.asks_for_beginning(context.text),
+        began,
         known.as_param() if known else sizes.UNKNOWN,
     ]
 

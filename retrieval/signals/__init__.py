@@ -156,12 +156,13 @@ def nearest(
          ORDER BY {distance} LIMIT {limit})"""
 
 
+#: The memories recall may return: valid at ``as_of``, or with ``history`` any that started by then (never
+#: one that started after ``as_of``: history is the past of that moment).
 LIVE_MEMORY = f"""
     {owned_by_user("m")}
     AND m.status IN ('active', 'superseded') AND m.indexed_at IS NOT NULL
-    AND ((SELECT history FROM q) OR (
-        m.valid_from <= (SELECT as_of FROM q)
-        AND (m.valid_until IS NULL OR m.valid_until > (SELECT as_of FROM q))))
+    AND m.valid_from <= (SELECT as_of FROM q)
+    AND ((SELECT history FROM q) OR m.valid_until IS NULL OR m.valid_until > (SELECT as_of FROM q))
 """
 
 USER_MESSAGE = f"""

@@ -82,6 +82,16 @@ def test_include_history_returns_both_marked(moved: Project, api: APIClient) -> 
     assert "active" in statuses.values()
 
 
+def test_history_as_of_a_past_moment_holds_nothing_that_started_after_it(
+    moved: Project, api: APIClient
+) -> None:
+    body = {"user_id": "alice", "query": "Where does the user live?", "include_history": True}
+    response = api.post(RECALL, {**body, "as_of": "2023-02-01T00:00:00Z"}, "json")
+    memories = memory_texts(response)
+    assert any("Berlin" in text for text, _ in memories)
+    assert not any("Lisbon" in text for text, _ in memories)
+
+
 def test_a_message_sent_a_moment_ago_is_findable_before_its_chain_runs(
     project: Project, api: APIClient
 ) -> None:
