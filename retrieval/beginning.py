@@ -21,7 +21,8 @@ from typing import Final
 _PHRASES: Final = re.compile(
     r"""
     \b(?:i|we|you|he|she|they)\s+(?:first|initially|originally)\b     # "when I first described"
-    | \b(?:my|our|your|his|her|their)\s+(?:very\s+)?first\b            # "my first job"
+    | \b(?:my|our|your|his|her|their)\s+(?:very\s+)?first\b            # "my first job", not "my first
+      (?![\s-]+(?:name|aid|class|floor|hand|half)\b)                    # name" or "our first-aid kit"
     | \bthe\s+first\s+time\b
     | \b(?:initial(?:ly)?|original(?:ly)?|earliest)\b                    # "my initial plan"
     | \b(?:at|from|in|near)\s+the\s+(?:very\s+)?(?:start|beginning|outset)\b(?!\s+of\b)  # not "of May"

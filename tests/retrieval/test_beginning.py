@@ -35,6 +35,8 @@ def test_questions_about_a_beginning(question: str) -> None:
         "Was the first half of May busy?",
         "What did I do at the beginning of March?",
         "How did you start the day?",
+        "What is my first name?",
+        "Where is our first-aid kit?",
         "What is my current budget?",
     ],
 )
