@@ -375,7 +375,12 @@ class Reconciler:
                 memory_supersede(self.journal, old, by=memory, save=False)
                 self.superseded[old.pk] = old
             candidate.decision = Decision.SUPERSEDE
-            candidate.reason = "replaces " + ", ".join(str(old.pk) for old in conflicting)
+            changed = any(changes_value(candidate, old) for old in conflicting)
+            candidate.reason = (
+                ("a number changed; " if changed else "")
+                + "replaces "
+                + ", ".join(str(old.pk) for old in conflicting)
+            )
         else:
             candidate.decision, candidate.reason = Decision.ACCEPT, "new"
 

@@ -74,7 +74,8 @@ def test_the_same_statement_with_other_numbers_is_a_changed_value(project: Proje
     new = Memory.objects.get(project=project, text__contains="3.10")
     assert (old.status, old.superseded_by_id, old.valid_until) == ("superseded", new.pk, new.valid_from)
     assert new.status == "active"
-    assert Candidate.objects.get(episode=second).decision == "supersede"
+    decided = Candidate.objects.get(episode=second)
+    assert (decided.decision, decided.reason) == ("supersede", f"a number changed; replaces {old.pk}")
     # The same number said again is the same fact.
     third = ingest(project, "My service runs on Python 3.10 in production.", "2023-05-10T10:00:00Z")
     assert Candidate.objects.get(episode=third).decision == "reinforce"
