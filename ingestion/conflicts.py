@@ -35,12 +35,26 @@ def _words(text: str) -> list[str]:
     return [w for w in _WORDS.findall(text.casefold()) if w not in _ARTICLES]
 
 
-_NUMBERS = re.compile(r"\d+(?:[.,:/]\d+)*")
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+#: A date is one value ("1 March 2027", "March 1, 2027", "May 2024"); other numbers as written.
+_NUMBERS = re.compile(
+    rf"\b\d{{1,2}}\s+{_MONTH}\b(?:\s+\d{{4}})?|\b{_MONTH}\s+\d{{1,2}}\b(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{4}}"
+    r"|\d+(?:[.,:/]\d+)*",
+    re.IGNORECASE,
+)
 
 
 def numbers(text: str) -> frozenset[str]:
-    """The numbers ``text`` states ("3.10", "12,500", "9:30"), as written."""
-    return frozenset(_NUMBERS.findall(text))
+    """The numbers and dates ``text`` states ("3.10", "12,500", "9:30", "1 march 2027"), case and spacing
+    aside."""
+    return frozenset(" ".join(found.casefold().split()) for found in _NUMBERS.findall(text))
+
+
+def same_numbers(candidate: Candidate, memory: Memory) -> bool:
+    return numbers(candidate.claim) == numbers(memory.text)
 
 
 def changes_value(candidate: Candidate, memory: Memory) -> bool:
@@ -109,7 +123,7 @@ def differs(candidate: Candidate, memory: Memory) -> bool:
     ends what the other states."""
     if candidate.subject.casefold() != memory.subject.casefold():
         return True
-    if numbers(candidate.claim) != numbers(memory.text):
+    if not same_numbers(candidate, memory):
         return True
     if contradicts(candidate, memory) or contradicts_back(memory, candidate):
         return True
@@ -158,3 +172,10 @@ def contradicts_back(memory: Memory, candidate: Candidate) -> bool:
         wanted, have = _words(memory.object_value), _words(candidate.object_value)
         return not wanted or wanted == have or " ".join(wanted) in " ".join(have)
     return _words(memory.object_value) == _words(candidate.object_value)
+
+
+def replaces(candidate: Candidate, memories: list[Memory]) -> str:
+    """A superseding candidate's reason, for the operator: which memories it replaces, and whether it is a
+    changed number (:func:`changes_value`) rather than a rule of its predicate."""
+    changed = any(changes_value(candidate, memory) for memory in memories)
+    return ("a number changed; " if changed else "") + "replaces " + ", ".join(str(m.pk) for m in memories)

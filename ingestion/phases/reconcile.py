@@ -43,6 +43,8 @@ from ingestion.conflicts import (
     entity_of,
     in_scope,
     is_ending,
+    replaces,
+    same_numbers,
     scope_filter,
 )
 from ingestion.runner import PhaseOutcome
@@ -91,8 +93,10 @@ def _active(episode: Episode) -> QuerySet[Memory]:
     ).defer("embedding")
 
 
-def _exact_key(subject: str, predicate: str, object_value: str) -> tuple[str, str, str]:
-    return subject.casefold(), predicate, object_value.casefold()
+def _exact_key(subject: str, predicate: str, object_value: str, text: str) -> tuple[str, str, str]:
+    """What "says exactly the same" compares: subject, predicate and object, or the whole claim when the
+    parse left the object empty ("User's deadline is on 1 March 2027.": the date is not in the object)."""
+    return subject.casefold(), predicate, (object_value or text).casefold()
 
 
 class Reconciler:
@@ -147,7 +151,7 @@ class Reconciler:
             which |= Q(subject__iexact=subject, predicate=predicate)
         found: dict[tuple[str, str, str], list[Memory]] = {}
         for memory in _active(self.episode).filter(which).order_by("pk"):
-            key = _exact_key(memory.subject, memory.predicate, memory.object_value)
+            key = _exact_key(memory.subject, memory.predicate, memory.object_value, memory.text)
             found.setdefault(key, []).append(self._one(memory))
         return found
 
@@ -229,8 +233,11 @@ class Reconciler:
         )
 
     def _exact(self, candidate: Candidate) -> Memory | None:
-        key = _exact_key(candidate.subject, candidate.predicate, candidate.object_value)
-        return next((m for m in self.exact.get(key, ()) if m.status == MemoryStatus.ACTIVE), None)
+        """A live memory with the candidate's subject, predicate and object (:func:`_exact_key`), stating
+        the same numbers."""
+        key = _exact_key(candidate.subject, candidate.predicate, candidate.object_value, candidate.claim)
+        live = (m for m in self.exact.get(key, ()) if m.status == MemoryStatus.ACTIVE)
+        return next((m for m in live if same_numbers(candidate, m)), None)
 
     def find_same(self, candidate: Candidate, nearest: tuple[Memory, float] | None) -> Memory | None:
         """The live memory stating the candidate's fact: its exact words, or ``nearest`` (the nearest live
@@ -300,7 +307,7 @@ class Reconciler:
         self.created_from[memory.pk] = first
         self.loaded[memory.pk] = memory
         self.created.append(memory)
-        key = _exact_key(memory.subject, memory.predicate, memory.object_value)
+        key = _exact_key(memory.subject, memory.predicate, memory.object_value, memory.text)
         self.exact.setdefault(key, []).append(memory)
         return memory
 
@@ -375,12 +382,7 @@ class Reconciler:
                 memory_supersede(self.journal, old, by=memory, save=False)
                 self.superseded[old.pk] = old
             candidate.decision = Decision.SUPERSEDE
-            changed = any(changes_value(candidate, old) for old in conflicting)
-            candidate.reason = (
-                ("a number changed; " if changed else "")
-                + "replaces "
-                + ", ".join(str(old.pk) for old in conflicting)
-            )
+            candidate.reason = replaces(candidate, conflicting)
         else:
             candidate.decision, candidate.reason = Decision.ACCEPT, "new"
 

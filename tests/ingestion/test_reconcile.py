@@ -81,6 +81,14 @@ def test_the_same_statement_with_other_numbers_is_a_changed_value(project: Proje
     assert Candidate.objects.get(episode=third).decision == "reinforce"
 
 
+def test_a_moved_date_is_a_changed_value(project: Project) -> None:
+    # "on 1 March 2027" is one value (the parse leaves the object empty: the date is only in the claim).
+    ingest(project, "My thesis deadline is March 1, 2027.", "2026-02-02T08:00:00Z")
+    ingest(project, "My thesis deadline is April 15, 2027.", "2026-02-20T08:00:00Z")
+    deadlines = {m.status: m.text for m in Memory.objects.filter(project=project, text__contains="deadline")}
+    assert "March" in deadlines["superseded"] and "April" in deadlines["active"], deadlines
+
+
 def test_an_event_with_other_numbers_is_another_event(project: Project) -> None:
     ingest(project, "I ran 5 km this morning.", "2023-01-10T10:00:00Z")
     ingest(project, "I ran 8 km this morning.", "2023-01-17T10:00:00Z")
