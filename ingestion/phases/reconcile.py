@@ -17,9 +17,9 @@ What a new memory supersedes (the rules: ``ingestion/conflicts.py``):
   inside a longer object count too: "gave up coffee" ends "drinks coffee every morning"; an ending with
   no object, "I quit my job", ends every value of its predicate); an opposite ("dislikes sushi") ends
   "likes sushi"; re-stating a state ends its "no_longer_" memory;
-* the nearest live memory when the candidate says what it says in the same words with one number changed
-  ("User's grocery budget is 550 dollars." after "… 400 dollars.", "runs on Python 3.10" after "3.9"): a
-  value changed. Not for events ("ran 5 km on 2 May", "ran 8 km on 9 May" are two runs).
+* the nearest live memory when the candidate says what it says in the same words with one number or date
+  changed ("User's grocery budget is 550 dollars." after "… 400 dollars.", a deadline moved): a value
+  changed. Not for events ("ran 5 km on 2 May", "ran 8 km on 9 May" are two runs).
 
 The superseded memory gets ``valid_until`` = the new memory's ``valid_from`` (the date the text gives,
 else the message's document date), status superseded and ``superseded_by`` the new memory. A near-identical
