@@ -53,8 +53,11 @@ def numbers(text: str) -> frozenset[str]:
     return frozenset(" ".join(found.casefold().split()) for found in _NUMBERS.findall(text))
 
 
-def same_numbers(candidate: Candidate, memory: Memory) -> bool:
-    return numbers(candidate.claim) == numbers(memory.text)
+def other_numbers(candidate: Candidate, memory: Memory) -> bool:
+    """Both state numbers, and not the same ("runs on Python 3.10" / "3.9"). A claim without any is not
+    another value: "User lives in Lisbon." says what "User moved to Lisbon in April 2023." says."""
+    stated, known = numbers(candidate.claim), numbers(memory.text)
+    return bool(stated and known) and stated != known
 
 
 def changes_value(candidate: Candidate, memory: Memory) -> bool:
@@ -123,7 +126,7 @@ def differs(candidate: Candidate, memory: Memory) -> bool:
     ends what the other states."""
     if candidate.subject.casefold() != memory.subject.casefold():
         return True
-    if not same_numbers(candidate, memory):
+    if other_numbers(candidate, memory):
         return True
     if contradicts(candidate, memory) or contradicts_back(memory, candidate):
         return True

@@ -44,7 +44,6 @@ from ingestion.conflicts import (
     in_scope,
     is_ending,
     replaces,
-    same_numbers,
     scope_filter,
 )
 from ingestion.runner import PhaseOutcome
@@ -233,11 +232,9 @@ class Reconciler:
         )
 
     def _exact(self, candidate: Candidate) -> Memory | None:
-        """A live memory with the candidate's subject, predicate and object (:func:`_exact_key`), stating
-        the same numbers."""
+        """A live memory with the candidate's subject, predicate and object (:func:`_exact_key`)."""
         key = _exact_key(candidate.subject, candidate.predicate, candidate.object_value, candidate.claim)
-        live = (m for m in self.exact.get(key, ()) if m.status == MemoryStatus.ACTIVE)
-        return next((m for m in live if same_numbers(candidate, m)), None)
+        return next((m for m in self.exact.get(key, ()) if m.status == MemoryStatus.ACTIVE), None)
 
     def find_same(self, candidate: Candidate, nearest: tuple[Memory, float] | None) -> Memory | None:
         """The live memory stating the candidate's fact: its exact words, or ``nearest`` (the nearest live
