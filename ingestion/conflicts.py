@@ -19,6 +19,7 @@ from ingestion.extractors.predicates import (
     is_single_valued,
     normalise_predicate,
 )
+from ingestion.temporal import MONTH_WORDS
 from memhq.models import Candidate, Memory, MemoryKind
 
 
@@ -35,10 +36,7 @@ def _words(text: str) -> list[str]:
     return [w for w in _WORDS.findall(text.casefold()) if w not in _ARTICLES]
 
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
+_MONTH = "(?:" + "|".join(sorted(MONTH_WORDS, key=len, reverse=True)) + ")"
 #: A date is one value ("1 March 2027", "March 1, 2027", "May 2024"); other numbers as written.
 _NUMBERS = re.compile(
     rf"\b\d{{1,2}}\s+{_MONTH}\b(?:\s+\d{{4}})?|\b{_MONTH}\s+\d{{1,2}}\b(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{4}}"
@@ -177,8 +175,8 @@ def contradicts_back(memory: Memory, candidate: Candidate) -> bool:
     return _words(memory.object_value) == _words(candidate.object_value)
 
 
-def replaces(candidate: Candidate, memories: list[Memory]) -> str:
-    """A superseding candidate's reason, for the operator: which memories it replaces, and whether it is a
-    changed number (:func:`changes_value`) rather than a rule of its predicate."""
-    changed = any(changes_value(candidate, memory) for memory in memories)
-    return ("a number changed; " if changed else "") + "replaces " + ", ".join(str(m.pk) for m in memories)
+def replaces(memories: list[Memory], changed: Memory | None) -> str:
+    """A superseding candidate's reason, for the operator: which memories it replaces, and whether one is a
+    changed number (``changed``, :func:`changes_value`) rather than a rule of its predicate."""
+    prefix = "a number changed; " if changed in memories else ""
+    return prefix + "replaces " + ", ".join(str(memory.pk) for memory in memories)

@@ -63,6 +63,8 @@ _MONTH_WORDS = (
     "december dec",
 )
 MONTH_NAMES = tuple(words.split()[0].capitalize() for words in _MONTH_WORDS)
+#: Every word that names a month, abbreviations included, lower-case.
+MONTH_WORDS = tuple(name for words in _MONTH_WORDS for name in words.split())
 WIDER: dict[str, Granularity] = {"day": "week", "week": "month", "month": "season", "year": "year"}
 
 _MONTHS = {name: i for i, words in enumerate(_MONTH_WORDS) for name in words.split()}

@@ -141,7 +141,7 @@ class Reconciler:
     def _exact_matches(self, candidates: list[Candidate]) -> dict[tuple[str, str, str], list[Memory]]:
         """The live memories that say exactly what a candidate says (same subject, predicate and object,
         case aside); memories this pass creates are added (a superseded one is skipped by
-        :meth:`find_same`, its instance says so)."""
+        :meth:`_exact`, its instance says so)."""
         pairs = {(c.subject, c.predicate) for c in candidates}
         if not pairs:
             return {}
@@ -236,18 +236,14 @@ class Reconciler:
         key = _exact_key(candidate.subject, candidate.predicate, candidate.object_value, candidate.claim)
         return next((m for m in self.exact.get(key, ()) if m.status == MemoryStatus.ACTIVE), None)
 
-    def find_same(self, candidate: Candidate, nearest: tuple[Memory, float] | None) -> Memory | None:
-        """The live memory stating the candidate's fact: its exact words, or ``nearest`` (the nearest live
-        memory, with its distance) when it is a near-identical claim that does not differ in what matters."""
-        exact = self._exact(candidate)
-        if exact is not None:
-            return exact
+    @staticmethod
+    def close_same(candidate: Candidate, nearest: tuple[Memory, float] | None) -> Memory | None:
+        """``nearest`` (the nearest live memory, with its distance) when it states the candidate's fact in
+        other words: a near-identical claim that does not differ in what matters."""
         if nearest is None:
             return None
         memory, distance = nearest
-        if 1.0 - distance >= REINFORCE_COSINE and not differs(candidate, memory):
-            return memory
-        return None
+        return memory if 1.0 - distance >= REINFORCE_COSINE and not differs(candidate, memory) else None
 
     def nearest_live(self, candidate: Candidate, vector: np.ndarray) -> tuple[Memory, float] | None:
         """The live memory nearest to the claim now: of those read up front, the nearest not superseded by
@@ -308,18 +304,15 @@ class Reconciler:
         self.exact.setdefault(key, []).append(memory)
         return memory
 
-    def conflicting(self, candidate: Candidate, nearest: tuple[Memory, float] | None) -> list[Memory]:
+    def conflicting(self, candidate: Candidate, changed: Memory | None) -> list[Memory]:
         """The live memories the candidate ends or replaces (newest first): by the rules of its predicate,
-        and ``nearest`` when the candidate says what it says with one number changed."""
+        and ``changed``, the memory it says again with one number changed."""
         first = candidate.source_message_indexes[0] if candidate.source_message_indexes else None
         live = [
             memory
             for memory in dict.fromkeys([*self.scope, *self.created])
             if memory.status == MemoryStatus.ACTIVE and in_scope(candidate, memory)
         ]
-        # Its words are the candidate's but for the numbers: no cosine threshold needed (400 → 550 dollars
-        # is 0.89 in MiniLM).
-        changed = nearest[0] if nearest and changes_value(candidate, nearest[0]) else None
         found = []
         candidates = dict.fromkeys([*live, *([changed] if changed else [])])
         for memory in sorted(candidates, key=lambda memory: memory.valid_from, reverse=True):
@@ -339,8 +332,9 @@ class Reconciler:
             candidate.decision = Decision.REJECT
             candidate.reason = f"confidence {candidate.confidence:.2f} below the floor {CONFIDENCE_FLOOR}"
             return
-        nearest = None if self._exact(candidate) else self.nearest_live(candidate, vector)
-        same = self.find_same(candidate, nearest)
+        exact = self._exact(candidate)
+        nearest = None if exact else self.nearest_live(candidate, vector)
+        same = exact or self.close_same(candidate, nearest)
         if same is not None:
             memory_reinforce(
                 self.journal,
@@ -353,7 +347,10 @@ class Reconciler:
             self.add_evidence(same, candidate)
             candidate.decision, candidate.memory, candidate.reason = Decision.REINFORCE, same, "same fact"
             return
-        conflicting = self.conflicting(candidate, nearest)
+        # Its words are the nearest memory's but for one number: no cosine threshold needed (400 → 550
+        # dollars is 0.89 in MiniLM).
+        changed = nearest[0] if nearest and changes_value(candidate, nearest[0]) else None
+        conflicting = self.conflicting(candidate, changed)
         valid_from = self.valid_from(candidate)
         later = [memory for memory in conflicting if memory.valid_from > valid_from]
         newer = [memory for memory in later if memory.valid_from > self.said_at(candidate)]
@@ -379,7 +376,7 @@ class Reconciler:
                 memory_supersede(self.journal, old, by=memory, save=False)
                 self.superseded[old.pk] = old
             candidate.decision = Decision.SUPERSEDE
-            candidate.reason = replaces(candidate, conflicting)
+            candidate.reason = replaces(conflicting, changed)
         else:
             candidate.decision, candidate.reason = Decision.ACCEPT, "new"
 
