@@ -76,6 +76,12 @@ class RetrievalConfig:
         "How much a memory's vote counts toward the message(s) it was distilled from: memories mostly "
         "restate one message, so counting them fully double-counts it.",
     )
+    sibling_exponent: float = _why(
+        0.5,
+        "A memory's score is its messages' fused score × (its own vote ÷ the best vote of a memory from the "
+        "same messages) ^ this. 0: every fact of a message rides on the message's score, so the facts the "
+        "query did not match fill slots beside the one it did (issue 13, item 1: each competes on its own).",
+    )
     speaker_boost: float = _why(
         1.0,
         "Score ×(1 + this) for items spoken by or about a person the query names (a role is never a name). "

@@ -24,7 +24,9 @@ step returns new items and leaves its input as it was. Its parameters: ``retriev
 3. **Neighbours.** A message at ``offset`` turns from one of the ``neighbour_seeds`` best messages gets
    ``neighbour_weights[offset]`` × that message's score, whichever signal found it (the ``neighbour``
    signal brings in the turns next to the best hits that no other signal found).
-4. An item scores the best of its messages (an item without stored messages keeps its vote).
+4. An item scores the best of its messages (an item without stored messages keeps its vote). Of several
+   memories from the same messages, each scales that by (its vote ÷ the best of theirs) ^
+   ``sibling_exponent``: the fact the query matched leads, the others of the same breath follow.
 5. **Speaker.** An item spoken by (message) or about (memory) someone the query names scores
    ×(1 + ``speaker_boost``): "what did Nate say after Greta's setback" → Nate's reply, which only the
    neighbour step found, still outranks Greta's turns. (Boosting the votes before step 3 instead measured
@@ -124,15 +126,18 @@ def _turn_weight(item: Item, config: RetrievalConfig) -> float:
 
 
 def spread(items: Mapping[str, Item], query: str, config: RetrievalConfig) -> dict[str, Item]:
-    """Steps 2-5: every item with its ``score`` from the votes of all items standing for the same messages,
-    nudged when it is spoken by or about someone the query names."""
+    """Steps 2-5: every item with its ``score`` from the votes of all items standing for the same messages
+    (a memory's scaled by :func:`_sibling_share`), nudged when it is spoken by or about someone the query
+    names."""
     per_message: dict[str, float] = defaultdict(float)
     said: dict[str, float] = defaultdict(float)  # the best vote for the message or one of its passages
+    best_memory: dict[str, float] = defaultdict(float)  # the best vote of a memory distilled from it
     for item in items.values():
         if item.type == "memory":
             share = config.memory_share / len(item.sources) if item.sources else 1.0
             for source in item.sources:
                 per_message[source] += item.vote * share
+                best_memory[source] = max(best_memory[source], item.vote)
         else:
             for source in item.sources:
                 said[source] = max(said[source], item.vote)
@@ -144,10 +149,19 @@ def spread(items: Mapping[str, Item], query: str, config: RetrievalConfig) -> di
     scored: dict[str, Item] = {}
     for key, item in items.items():
         score = max((per_message[source] for source in item.sources), default=item.vote)
+        if item.type == "memory" and item.sources and config.sibling_exponent:
+            score *= _sibling_share(item, best_memory, config.sibling_exponent)
         if config.speaker_boost and named(item, query_words):
             score *= 1 + config.speaker_boost
         scored[key] = item.copy_with(score=score)
     return scored
+
+
+def _sibling_share(item: Item, best_memory: Mapping[str, float], exponent: float) -> float:
+    """(The memory's vote ÷ the best vote of a memory from the same messages) ^ ``exponent``: of the facts
+    one message gave, the one the query matched leads and the others follow it by how well they match."""
+    best = max(best_memory[source] for source in item.sources)
+    return float((item.vote / best) ** exponent) if best > 0 else 1.0
 
 
 def raise_instruction(ordered: Sequence[Item], hits: Sequence[Hit], config: RetrievalConfig) -> list[Item]:

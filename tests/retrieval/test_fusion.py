@@ -178,6 +178,24 @@ def test_memories_of_one_message_each_stay_and_only_a_repeated_text_is_dropped()
     assert [item.key for item in kept] == ["d", "s"]
 
 
+def test_the_fact_the_query_matched_leads_the_other_facts_of_its_message() -> None:
+    diet, spice, said = memory("d", "e:1"), memory("s", "e:1"), message("m", "e:1")
+    hits = [
+        Hit("message_keyword", "m", 1.0),
+        Hit("vector", "d", 0.9),
+        Hit("vector", "s", 0.3),
+        Hit("vector", "x", 0.1),  # the signal's worst hit, so min-max leaves the two facts apart
+    ]
+    items = [diet, spice, said, memory("x", "e:9")]
+    riding, _ = fused(items, hits, settings=replace(SETTINGS, sibling_exponent=0.0))
+    assert riding["d"].score == riding["s"].score == riding["m"].score  # both ride on the message's score
+    scored, result = fused(items, hits, settings=replace(SETTINGS, sibling_exponent=0.5))
+    share = (scored["s"].vote / scored["d"].vote) ** 0.5
+    assert scored["d"].score == riding["d"].score
+    assert scored["s"].score == pytest.approx(scored["d"].score * share)
+    assert [item.key for item in result[:2]] == ["d", "s"]  # both still shown: each competes on its own
+
+
 def test_dedupe_with_a_limit_keeps_the_same_first_items_and_the_ranks_handed_on_past_it() -> None:
     # a, b kept; c past the limit of 2 (not kept, but it carries e:3); d repeats b's message; e repeats a's
     # text; f's messages are carried by b and by c (past the limit): it is a repeat in both cases.
