@@ -259,6 +259,11 @@ if not 0 <= MEMHQ_EXTRACT_EXAMPLES <= 2:
     raise ConfigError(f"MEMHQ_EXTRACT_EXAMPLES must be 0, 1 or 2, got {MEMHQ_EXTRACT_EXAMPLES}")
 MEMHQ_TASK_MAX_RETRIES = env_int("MEMHQ_TASK_MAX_RETRIES", 5)
 MEMHQ_TASK_RETRY_BACKOFF_MAX_S = env_int("MEMHQ_TASK_RETRY_BACKOFF_MAX_S", 300)
+# Phases 1-6 commit without waiting for their WAL to reach the disk (PostgreSQL's synchronous_commit = off,
+# for those transactions only): a crash of the database may lose the last fraction of a second of phase
+# results, never make them half-written, and the stall sweep below re-runs what was lost from the episode,
+# which /add stored durably. Notify (completion) and everything a request writes stay durable.
+MEMHQ_PHASE_ASYNC_COMMIT = env_bool("MEMHQ_PHASE_ASYNC_COMMIT", True)
 # An episode queued or stuck in a phase longer than this is re-enqueued from its next phase.
 MEMHQ_STALL_TIMEOUT_S = env_int("MEMHQ_STALL_TIMEOUT_S", 300)
 # ... except a phase that is waiting for a model (extract in LLM mode; resolve_entities and index with

@@ -189,3 +189,32 @@ def test_the_sweep_never_takes_a_claim_made_after_it_read_the_episode(
     with mock.patch.object(Episode.objects, "filter", side_effect=claim_in_between):
         assert outbox_sweep() == 0
     assert Episode.objects.get(pk=episode.pk).phase_running == EpisodePhase.PERSIST
+
+
+def _commit_mode() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('synchronous_commit')")
+        return str(cursor.fetchone()[0])
+
+
+def test_a_phase_commits_without_waiting_for_the_disk(project: Project) -> None:
+    # The test runs in one transaction, so the phase's setting is still in force when the phase returns.
+    episode = make_episode(project, MESSAGES)
+    assert _commit_mode() == "on"
+    assert run_phase(str(episode.pk), EpisodePhase.PERSIST, persist) == Claim.CLAIMED
+    assert _commit_mode() == "off"
+
+
+def test_phases_commit_durably_when_the_setting_is_off(project: Project, settings: object) -> None:
+    settings.MEMHQ_PHASE_ASYNC_COMMIT = False  # type: ignore[attr-defined]
+    episode = make_episode(project, MESSAGES)
+    assert run_phase(str(episode.pk), EpisodePhase.PERSIST, persist) == Claim.CLAIMED
+    assert _commit_mode() == "on"
+
+
+def test_the_completion_commits_durably(project: Project) -> None:
+    episode = make_episode(project, MESSAGES)
+    Episode.objects.filter(pk=episode.pk).update(phase_done=EpisodePhase.NOTIFY - 1)
+    claim, token, _ = claim_phase(str(episode.pk), EpisodePhase.NOTIFY)
+    assert claim == Claim.CLAIMED and token is not None
+    assert _commit_mode() == "on"
