@@ -86,7 +86,10 @@ def commits_asynchronously(phase: int) -> bool:
     A phase's work is derived from the episode /add stored durably, and each phase is idempotent: a result a
     database crash loses is computed again once the stall sweep re-requests the episode (a later durable
     commit flushes every earlier one, so what survives is always a prefix: never phase N+1 without phase N).
-    Notify is the exception: "completed" is what a client is told, so it stays durable."""
+    Notify is the exception: "completed" is what a client is told, so it stays durable.
+
+    The setting holds until the transaction ends: a phase run inside a caller's ``transaction.atomic()`` (a
+    test's) makes that whole transaction asynchronous. The service never does (each task runs in its own)."""
     return bool(settings.MEMHQ_PHASE_ASYNC_COMMIT) and phase != EpisodePhase.NOTIFY
 
 
@@ -166,15 +169,13 @@ def claim_phase(episode_id: str, phase: int) -> tuple[str, datetime | None, Epis
         holder_is_dead(*holder) or is_own_stale_claim(*holder, episode_id, phase)
     ):
         # Exactly that holder's claim: if anyone else took it over meanwhile, this update finds nothing.
-        taken = _update_returning(
-            phase_open.filter(
-                phase_running=phase,
-                progressed_at=row["progressed_at"],
-                claim_host=row["claim_host"],
-                claim_pid=row["claim_pid"],
-            ),
-            claim,
+        holders_claim = phase_open.filter(
+            phase_running=phase,
+            progressed_at=row["progressed_at"],
+            claim_host=row["claim_host"],
+            claim_pid=row["claim_pid"],
         )
+        taken = _update_returning(_commit_mode(holders_claim, phase), claim)
         if taken is not None:
             logger.warning(
                 "episode %s phase %s: took over the stale claim of process %s on %s",

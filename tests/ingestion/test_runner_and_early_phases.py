@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from django.db import connection
@@ -8,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from ingestion.claims import leases, process_start
-from ingestion.phases import anchor_dates, persist
+from ingestion.phases import MODULES, anchor_dates, persist
 from ingestion.runner import Claim, _run_claimed, claim_phase, release_phase, run_phase
 from memhq.models import Episode, EpisodeMessage, EpisodePhase, Project
 from tests.ingestion.helpers import make_episode
@@ -191,30 +192,38 @@ def test_the_sweep_never_takes_a_claim_made_after_it_read_the_episode(
     assert Episode.objects.get(pk=episode.pk).phase_running == EpisodePhase.PERSIST
 
 
-def _commit_mode() -> str:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT current_setting('synchronous_commit')")
-        return str(cursor.fetchone()[0])
+ASYNC = "set_config('synchronous_commit'"
 
 
-def test_a_phase_commits_without_waiting_for_the_disk(project: Project) -> None:
-    # The test runs in one transaction, so the phase's setting is still in force when the phase returns.
+def _updates_of_episode(run: Callable[[], object]) -> list[str]:
+    """The UPDATE statements on the episode row that ``run`` sends (the claim, the "done" update)."""
+    with CaptureQueriesContext(connection) as queries:
+        run()
+    return [q["sql"] for q in queries.captured_queries if q["sql"].startswith('UPDATE "memhq_episode"')]
+
+
+def test_a_phase_claims_and_records_without_waiting_for_the_disk(project: Project) -> None:
     episode = make_episode(project, MESSAGES)
-    assert _commit_mode() == "on"
-    assert run_phase(str(episode.pk), EpisodePhase.PERSIST, persist) == Claim.CLAIMED
-    assert _commit_mode() == "off"
+    updates = _updates_of_episode(lambda: run_phase(str(episode.pk), EpisodePhase.PERSIST, persist))
+    assert len(updates) == 2 and all(ASYNC in sql for sql in updates)  # the claim, then "done"
+    with connection.cursor() as cursor:  # the setting holds for the rest of the transaction it was set in
+        cursor.execute("SELECT current_setting('synchronous_commit')")
+        assert cursor.fetchone()[0] == "off"
 
 
 def test_phases_commit_durably_when_the_setting_is_off(project: Project, settings: object) -> None:
     settings.MEMHQ_PHASE_ASYNC_COMMIT = False  # type: ignore[attr-defined]
     episode = make_episode(project, MESSAGES)
-    assert run_phase(str(episode.pk), EpisodePhase.PERSIST, persist) == Claim.CLAIMED
-    assert _commit_mode() == "on"
+    updates = _updates_of_episode(lambda: run_phase(str(episode.pk), EpisodePhase.PERSIST, persist))
+    assert len(updates) == 2 and not any(ASYNC in sql for sql in updates)
 
 
 def test_the_completion_commits_durably(project: Project) -> None:
     episode = make_episode(project, MESSAGES)
-    Episode.objects.filter(pk=episode.pk).update(phase_done=EpisodePhase.NOTIFY - 1)
-    claim, token, _ = claim_phase(str(episode.pk), EpisodePhase.NOTIFY)
-    assert claim == Claim.CLAIMED and token is not None
-    assert _commit_mode() == "on"
+    for phase, module in list(MODULES.items())[:-1]:
+        assert run_phase(str(episode.pk), phase, module) == Claim.CLAIMED
+    updates = _updates_of_episode(
+        lambda: run_phase(str(episode.pk), EpisodePhase.NOTIFY, MODULES[EpisodePhase.NOTIFY])
+    )
+    assert len(updates) == 2 and not any(ASYNC in sql for sql in updates)
+    assert Episode.objects.get(pk=episode.pk).status == "completed"
