@@ -84,8 +84,8 @@ def commits_asynchronously(phase: int) -> bool:
     (``MEMHQ_PHASE_ASYNC_COMMIT``).
 
     A phase's work is derived from the episode /add stored durably, and each phase is idempotent: a result a
-    database crash loses is computed again once the stall sweep re-requests the episode (a later durable
-    commit flushes every earlier one, so what survives is always a prefix: never phase N+1 without phase N).
+    database crash loses is computed again once the stall sweep re-requests the episode (WAL reaches the disk
+    in order, so what survives is always a prefix: never phase N+1 without phase N).
     Notify is the exception: "completed" is what a client is told, so it stays durable.
 
     The setting holds until the transaction ends: a phase run inside a caller's ``transaction.atomic()`` (a
