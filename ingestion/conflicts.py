@@ -6,6 +6,7 @@ same in Python for the memories a reconcile pass holds.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from django.db.models import Q
@@ -142,7 +143,7 @@ def scope_filter(candidate: Candidate) -> Q:
             return Q()
         return same_subject & ~Q(predicate__in=NOT_LEAVABLE) & Q(object_value__icontains=words[0])
     predicates = scope_predicates(name)
-    return same_subject & Q(predicate__in=predicates) if predicates else Q()
+    return same_subject & Q(predicate__in=sorted(predicates)) if predicates else Q()
 
 
 def in_scope(candidate: Candidate, memory: Memory) -> bool:
@@ -160,9 +161,10 @@ def in_scope(candidate: Candidate, memory: Memory) -> bool:
     return memory.predicate in scope_predicates(name)
 
 
-def scope_predicates(name: str) -> set[str]:
+@functools.lru_cache(maxsize=1024)
+def scope_predicates(name: str) -> frozenset[str]:
     """The predicates a candidate of predicate ``name`` can end (and its own when it is single-valued)."""
-    return set(ended_predicates(name)) | ({name} if is_single_valued(name) else set())
+    return frozenset(ended_predicates(name)) | ({name} if is_single_valued(name) else frozenset())
 
 
 def contradicts_back(memory: Memory, candidate: Candidate) -> bool:

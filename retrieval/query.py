@@ -21,6 +21,7 @@ from django.db import connections
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
 from memhq.ai import e5
+from memhq.models.vectors import vector_literal
 from memhq.replicas import routing
 from memhq.services.entities import normalize_name
 from retrieval import beginning, recap, sizes
@@ -182,8 +183,8 @@ def parameters(context: QueryContext, known: sizes.Sizes | None = None) -> list[
     # A question about how things began asks about the past: what has since changed is searched too.
     began = beginning.asks_for_beginning(context.text)
     return [
-        vector_text(context.vector),
-        None if context.second is None else vector_text(context.second),
+        vector_literal(context.vector),
+        vector_literal(context.second),
         tsquery_text(searched),
         context.project_id,
         context.user_id,
@@ -198,10 +199,6 @@ def parameters(context: QueryContext, known: sizes.Sizes | None = None) -> list[
         began,
         known.as_param() if known else sizes.UNKNOWN,
     ]
-
-
-def vector_text(vector: np.ndarray) -> str:
-    return "[" + ",".join(f"{value:.6f}" for value in vector) + "]"
 
 
 def run(context: QueryContext) -> list[dict[str, Any]]:

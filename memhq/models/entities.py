@@ -5,10 +5,11 @@ import uuid
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import HnswIndex
 
 from memhq.models.episodes import EMBEDDING_DIM
 from memhq.models.tenancy import Project
+from memhq.models.vectors import VectorField
 
 
 class Entity(models.Model):

@@ -7,9 +7,10 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
 from django.db.models import Value
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import HnswIndex
 
 from memhq.models.tenancy import Project
+from memhq.models.vectors import VectorField
 
 EMBEDDING_DIM = 384
 FULL_TEXT_CONFIG = "english"

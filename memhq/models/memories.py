@@ -6,11 +6,12 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import HnswIndex
 
 from memhq.models.entities import Entity
 from memhq.models.episodes import EMBEDDING_DIM, FULL_TEXT_CONFIG, Episode
 from memhq.models.tenancy import Project
+from memhq.models.vectors import VectorField
 
 
 class MemoryStatus(models.TextChoices):

@@ -3,10 +3,11 @@ from __future__ import annotations
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import HnswIndex
 
 from memhq.models.episodes import EMBEDDING_DIM, FULL_TEXT_CONFIG, Episode, EpisodeMessage
 from memhq.models.tenancy import Project
+from memhq.models.vectors import VectorField
 
 
 class Passage(models.Model):

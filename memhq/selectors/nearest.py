@@ -17,8 +17,9 @@ from typing import TypeVar, cast
 import numpy as np
 from django.db.models import FloatField, Model, QuerySet, Value
 from django.db.models.expressions import Combinable, CombinedExpression, RawSQL
-from pgvector.django import CosineDistance, VectorField
+from pgvector.django import CosineDistance
 
+from memhq.models.vectors import vector_literal
 from memhq.selectors.lateral import column, for_each
 
 EXACT_KNN_MAX_ROWS = 5000
@@ -50,6 +51,6 @@ def nearest_each(
         .annotate(distance=cosine_distance(column("vector"), exact=exact))
         .order_by("distance")[:depth]
     )
-    texts = [VectorField().get_prep_value(vector) for vector in vectors]
+    texts = [vector_literal(vector) for vector in vectors]
     answers = for_each(cast("QuerySet[M]", nearest), {"vector": ("vector", texts)})
     return [[(row, float(getattr(row, "distance"))) for row in answer] for answer in answers]  # noqa: B009

@@ -20,9 +20,9 @@ import numpy as np
 from django.contrib.postgres.search import TrigramSimilarity
 from django.db import connection
 from django.db.models import Q
-from pgvector.django import VectorField
 
 from memhq.models import Entity
+from memhq.models.vectors import vector_literal
 from memhq.selectors.lateral import column, for_each
 from memhq.selectors.nearest import cosine_distance, few_rows
 from memhq.services.bulk import rows_update
@@ -102,7 +102,7 @@ def _similar_each(project_id: uuid.UUID, user_id: str, mentions: list[Mention]) 
                 "type": ("text", [mentions[i].type for i in with_vectors]),
                 "vector": (
                     "vector",
-                    [VectorField().get_prep_value(mentions[i].embedding) for i in with_vectors],
+                    [vector_literal(mentions[i].embedding) for i in with_vectors],
                 ),
             },
         )

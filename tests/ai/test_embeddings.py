@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from memhq.ai import beside
 from memhq.ai.embeddings import (
     DIM,
     MAX_TOKENS,
@@ -127,3 +128,11 @@ def test_untampered_copy_with_the_wrong_expected_hash_is_refused(tmp_path: Path)
     LocalMiniLMEmbedder(tokenizer_path=copy)  # the intact copy loads
     with pytest.raises(ModelIntegrityError):
         LocalMiniLMEmbedder(tokenizer_path=copy, tokenizer_sha256="0" * 64)
+
+
+@pytest.mark.parametrize("int8_texts", [True, False])
+def test_helper_threads_do_not_change_the_vectors(int8_texts: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(beside, "spare_cores", lambda: 8)  # lent whatever else the box runs
+    alone = LocalMiniLMEmbedder(int8_texts=int8_texts)
+    shared = LocalMiniLMEmbedder(int8_texts=int8_texts, helpers=2)
+    np.testing.assert_array_equal(shared.embed(TEXTS * 3), alone.embed(TEXTS * 3))

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from pgvector.django import VectorField
 
 from memhq.ai import provider
 from memhq.models import Memory, Project
+from memhq.models.vectors import vector_literal
 from memhq.selectors import nearest
 from memhq.selectors.lateral import column, lateral_sql
 from memhq.selectors.nearest import cosine_distance, few_rows, nearest_each
@@ -84,7 +84,7 @@ def test_nearest_each_answers_every_vector_in_one_statement_as_one_query_each_wo
 def test_nearest_each_walks_the_hnsw_index_per_input_unless_exact(project: Project) -> None:
     make_memories(project, "bob", [f"Bob drinks tea number {i}" for i in range(50)])
     make_memories(project, "alice", ["Alice likes green tea"])
-    vectors = [VectorField().get_prep_value(v) for v in provider.get_embedder().embed(["tea", "bike"])]
+    vectors = [vector_literal(v) for v in provider.get_embedder().embed(["tea", "bike"])]
 
     def plan(exact: bool) -> str:
         rows = (
