@@ -239,6 +239,8 @@ MEMHQ_EMBED_THREADS = env_int("MEMHQ_EMBED_THREADS", 1)
 # Helper threads a phase shares one batch of model work with (local embeddings, spaCy parsing): an
 # episode's latency on a core the worker's other processes leave idle (memhq.ai.beside.spread).
 MEMHQ_MODEL_HELPERS = env_int("MEMHQ_MODEL_HELPERS", 1)
+if not 0 <= MEMHQ_MODEL_HELPERS <= 4:  # memhq.ai.beside.MAX_HELPERS threads in all
+    raise ConfigError(f"MEMHQ_MODEL_HELPERS must be 0 to 4, got {MEMHQ_MODEL_HELPERS}")
 # Recall's query, and stored texts one per run, on int8 kernels (memhq.ai.int8_kernels; cosine >= 0.99).
 MEMHQ_EMBED_INT8_QUERIES = env_bool("MEMHQ_EMBED_INT8_QUERIES", True)
 MEMHQ_EMBED_INT8_TEXTS = env_bool("MEMHQ_EMBED_INT8_TEXTS", True)

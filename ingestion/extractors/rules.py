@@ -1,6 +1,6 @@
 """The offline rules extractor: spaCy parse + first-person patterns, no model calls.
 
-Flow per episode: parse every message a person wrote (role ``user``) in one ``nlp.pipe`` pass; for each
+Flow per episode: parse every message a person wrote (role ``user``) in batched ``nlp.pipe`` passes; for each
 sentence drop questions and chatter; cut it into clauses; keep the clauses about the speaker (I/we, my X,
 "X is too big for me", casual subjectless reports); map each to (predicate, object, kind) facts; rewrite it
 as a standalone third-person claim with absolute dates; add relationship candidates for named

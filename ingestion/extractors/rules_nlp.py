@@ -1,4 +1,5 @@
-"""spaCy loading for the rules extractor: one model per process, messages parsed in one ``nlp.pipe`` pass.
+"""spaCy loading for the rules extractor: one model per process, an episode's messages parsed in batched
+``nlp.pipe`` passes, shared with a helper thread when a core is idle (:func:`in_parts`).
 
 Speed choices (measured on 10-message person-to-person episodes, ~300 words each, 2-core box): the small
 English pipeline costs ~48 ms per episode, half of it NER (which has its own tok2vec). So:
@@ -6,7 +7,7 @@ English pipeline costs ~48 ms per episode, half of it NER (which has its own tok
 * Only messages that can yield memories are parsed (never the assistant's, usually the long ones), and at
   most :data:`MAX_PARSED_CHARS` of each.
 * The pipeline runs without NER; NER then runs only on the sentences that survive the question/chatter
-  filters and mention the speaker (:func:`add_entities`), as one batch of sentence docs whose entities are
+  filters and mention the speaker (:func:`add_entities`), as batches of sentence docs whose entities are
   copied back onto the message docs. The NER model's context window is a few tokens, so running it per
   sentence gives the same entities.
 """
@@ -102,15 +103,17 @@ def parse_all(texts: Iterable[str]) -> list[Doc]:
 def in_parts(items: Sequence[T], run: Callable[[Sequence[T]], list[R]]) -> list[R]:
     """``run`` over ``items`` in consecutive parts of about equal text (``len`` of each item) on this
     thread and ``MEMHQ_MODEL_HELPERS`` helpers (``memhq.ai.beside.spread``), results in the items' order.
-    spaCy's annotations of a text do not depend on the batch it is in, and its models run much of their
-    arithmetic without the GIL: two threads parse an episode in ~2/3 of the time."""
-    parts = _parts(items, PARTS_PER_THREAD * (settings.MEMHQ_MODEL_HELPERS + 1))
+    spaCy's annotations of a text do not depend on the batch it is in, and its models run part of their
+    arithmetic without the GIL: on two threads a long episode's parse and NER took 0.44 s against 0.51 s
+    (docs/benchmarks.md)."""
+    helpers = settings.MEMHQ_MODEL_HELPERS
+    parts = _parts(items, PARTS_PER_THREAD * (helpers + 1) if helpers > 0 else 1)
     results: list[list[R]] = [[] for _ in parts]
 
     def one(number: int) -> None:
         results[number] = run(parts[number])
 
-    spread(one, len(parts), settings.MEMHQ_MODEL_HELPERS)
+    spread(one, len(parts), helpers)
     return [result for part in results for result in part]
 
 

@@ -25,17 +25,15 @@ def _template(dimensions: int) -> str:
 
 
 def vector_literal(value: Any) -> str | None:
-    """``value`` (a list, a numpy array, a ``pgvector.Vector`` or None) as pgvector's text input."""
+    """``value`` (a list, a numpy array, a ``pgvector.Vector`` or None) as pgvector's text input, each number
+    first rounded to float32 (as the column stores it; a float64 written as 9 digits would otherwise round
+    twice)."""
     if value is None:
         return None
-    if isinstance(value, Vector):
-        numbers = value.to_list()
-    elif isinstance(value, np.ndarray):
-        if value.ndim != 1:
-            raise ValueError("expected ndim to be 1")
-        numbers = value.tolist()
-    else:
-        numbers = [float(number) for number in value]
+    array = value.to_numpy() if isinstance(value, Vector) else np.asarray(value, dtype=np.float32)
+    if array.ndim != 1:
+        raise ValueError("expected ndim to be 1")
+    numbers = array.astype(np.float32, copy=False).tolist()  # float32 first: what the column stores
     return _template(len(numbers)) % tuple(numbers)
 
 

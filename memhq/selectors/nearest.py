@@ -36,7 +36,9 @@ def few_rows(user_rows: QuerySet[M]) -> bool:
 def cosine_distance(vector: np.ndarray | RawSQL, *, exact: bool) -> Combinable:
     """The cosine distance of ``embedding`` to ``vector``, to annotate and order by. ``exact`` (see
     :func:`few_rows`): an expression the HNSW index cannot serve, so every row in the filter is compared."""
-    distance = CosineDistance("embedding", vector)
+    distance = CosineDistance(
+        "embedding", vector if isinstance(vector, RawSQL) else Value(vector_literal(vector))
+    )
     return CombinedExpression(distance, "+", Value(0.0), output_field=FloatField()) if exact else distance
 
 

@@ -64,8 +64,36 @@ def test_the_first_error_is_raised_and_no_job_starts_after_it() -> None:
     assert len(ran) < 100
 
 
+def test_an_error_on_a_helper_thread_reaches_the_caller() -> None:
+    caller = threading.current_thread()
+    gate = threading.Barrier(2, timeout=5)
+
+    class Falsy(Exception):
+        def __bool__(self) -> bool:  # an error that tests false is still an error
+            return False
+
+    def job(number: int) -> None:
+        if number < 2:
+            gate.wait()  # jobs 0 and 1 on two threads at once
+        if threading.current_thread() is not caller:
+            raise Falsy("failed on a helper")
+
+    with pytest.raises(Falsy, match="failed on a helper"):
+        beside.spread(job, 4, helpers=1)
+
+
 def test_nothing_to_do() -> None:
     beside.spread(lambda n: pytest.fail("no job"), 0, helpers=2)
+
+
+@pytest.fixture
+def four_cpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The real spare_cores, on four CPUs, no quota and a run queue the test writes (``loadavg``)."""
+    monkeypatch.undo()
+    monkeypatch.setattr(beside.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    monkeypatch.setattr(beside, "CPU_MAX", str(tmp_path / "no-cgroup"))
+    monkeypatch.setattr(beside, "LOADAVG", str(tmp_path / "loadavg"))
+    return tmp_path / "loadavg"
 
 
 @pytest.mark.parametrize(
@@ -73,14 +101,39 @@ def test_nothing_to_do() -> None:
     [("0.5 0.4 0.3 1/180 999\n", 3), ("3.1 2.0 1.0 3/180 999\n", 1), ("9 9 9 7/180 9\n", 0)],
 )
 def test_spare_cores_are_the_cpus_less_the_runnable_threads(
-    loadavg: str, spare: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    loadavg: str, spare: int, four_cpus: Path
 ) -> None:
-    monkeypatch.undo()  # the real spare_cores, on a fake run queue and four CPUs
-    status = tmp_path / "loadavg"
-    status.write_text(loadavg)
-    monkeypatch.setattr(beside, "LOADAVG", str(status))
-    monkeypatch.setattr(beside.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3})
+    four_cpus.write_text(loadavg)
     assert beside.spare_cores() == spare
+
+
+def test_an_unreadable_run_queue_counts_only_the_caller(four_cpus: Path) -> None:
+    assert beside.spare_cores() == 3
+
+
+@pytest.mark.parametrize(
+    ("cpu_max", "cpus"), [("max 100000\n", 4), ("200000 100000\n", 2), ("50000 100000\n", 1)]
+)
+def test_a_cgroup_quota_caps_the_cpus(
+    cpu_max: str, cpus: int, four_cpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "cpu.max").write_text(cpu_max)
+    monkeypatch.setattr(beside, "CPU_MAX", str(tmp_path / "cpu.max"))
+    assert beside.usable_cpus() == cpus
+
+
+def test_jobs_already_lent_count_as_busy(four_cpus: Path) -> None:
+    """A job handed to a helper counts from the moment it is submitted, runnable yet or not."""
+    four_cpus.write_text("0.1 0.1 0.1 1/180 9\n")
+    release = threading.Event()
+    running = [beside.beside(release.wait, 10) for _ in range(2)]
+    try:
+        assert beside.spare_cores() == 1  # four CPUs less the caller and the two lent jobs
+    finally:
+        release.set()
+        for future in running:
+            future.result(timeout=10)
+    assert beside.spare_cores() == 3
 
 
 def test_a_busy_box_lends_no_helper(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -41,9 +41,9 @@ def test_in_parts_keeps_the_order(settings: Any, monkeypatch: pytest.MonkeyPatch
     assert in_parts([], lambda part: pytest.fail("nothing to run")) == []
 
 
-def annotated(helpers: int, settings: Any) -> list[list[tuple[Any, ...]]]:
+def annotated(texts: list[str], helpers: int, settings: Any) -> list[list[tuple[Any, ...]]]:
     settings.MEMHQ_MODEL_HELPERS = helpers
-    docs = parse_all(TEXTS * 3)
+    docs = parse_all(texts)
     add_entities([sentence for doc in docs for sentence in doc.sents])
     return [
         [(t.text, t.tag_, t.dep_, t.head.i, t.lemma_, t.ent_type_, t.is_sent_start) for t in doc]
@@ -52,10 +52,16 @@ def annotated(helpers: int, settings: Any) -> list[list[tuple[Any, ...]]]:
 
 
 def test_threads_change_no_annotation(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The threaded pass first, on words the process has not seen: the threads create the vocabulary's
+    entries (lexemes, strings, tokenizer cache) at the same time."""
     monkeypatch.setattr(beside, "spare_cores", lambda: 8)  # lent whatever else the box runs
-    alone = annotated(0, settings)
-    assert any(ent for doc in alone for (*_, ent, _) in doc)  # NER ran: the comparison covers entities
-    assert annotated(2, settings) == alone
+    texts = [
+        f"I met Zorvath{n} Quellmire at the Brindlecott{n} café, and we talked about {word}{n} kelp."
+        for n, word in enumerate(["glimmer", "snarf", "plov", "twindle"] * 6)
+    ] + TEXTS * 2
+    threaded = annotated(texts, 2, settings)
+    assert any(ent for doc in threaded for (*_, ent, _) in doc)  # NER ran: the comparison covers entities
+    assert annotated(texts, 0, settings) == threaded
 
 
 def test_ner_is_skipped_for_the_parse_only() -> None:

@@ -26,6 +26,7 @@ from typing import Any
 from django.db import DatabaseError, connection, transaction
 
 from memhq.ai.provider import get_embedder
+from memhq.models.vectors import vector_literal
 from memhq.services.tenancy import project_create
 from tooling.bench import recall_replica
 from tooling.bench.http import Load, Target, run_load
@@ -92,7 +93,7 @@ def add_arguments(parser: ArgumentParser) -> None:
 
 def bare_knn(project_id: str) -> dict[str, float]:
     vectors = get_embedder().embed(list(QUERIES))
-    literals = ["[" + ",".join(f"{value:.6f}" for value in vector) + "]" for vector in vectors]
+    literals = [vector_literal(vector) for vector in vectors]  # as recall's statement sends its vector
     timings: list[int] = []
     with connection.cursor() as cursor:
         for run in range(KNN_RUNS):
