@@ -57,5 +57,7 @@ def test_each_phase_and_the_embedder_are_timed_and_nothing_is_left(tmp_path: Pat
     assert document["median_s"] == timed["seconds"]
     assert json.loads((tmp_path / "out.json").read_text())["runs"] == document["runs"]
     assert any("1/1" in line for line in lines)
+    assert document["machine"]["usable_cpus"] >= 1 and len(document["machine"]["load_average"]) == 3
+    assert any(line.startswith("MEMHQ_MODEL_HELPERS=") for line in lines)  # the figure says what it ran on
     assert (tmp_path / "out.png").read_bytes().startswith(b"\x89PNG")
     assert not Project.objects.exists() and not Episode.objects.exists()  # the bench's project is deleted

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import statistics
 import time
 from argparse import ArgumentParser
@@ -22,10 +23,12 @@ from typing import Any
 from unittest import mock
 
 import numpy as np
+from django.conf import settings
 from numpy.typing import NDArray
 
 from ingestion.phases import MODULES
 from ingestion.runner import Claim, run_phase
+from memhq.ai.beside import usable_cpus
 from memhq.ai.embeddings import LocalMiniLMEmbedder
 from memhq.services.episodes import episode_create
 from memhq.services.tenancy import project_create
@@ -122,11 +125,25 @@ def summary(runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def machine_state() -> dict[str, Any]:
+    """What the figure depends on besides the code: helper threads, CPUs, how busy the box was."""
+    return {
+        "model_helpers": settings.MEMHQ_MODEL_HELPERS,
+        "usable_cpus": usable_cpus(),
+        "load_average": [round(value, 2) for value in os.getloadavg()],
+    }
+
+
 def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
     episodes = load_episodes(options["data"])
     timed = chosen(episodes, options["episode"], options["episodes"])
     warmups = [episode for episode in episodes if episode not in timed][: options["warmup"]]
     project, _ = project_create(name=f"bench-episode-{time.time_ns()}")
+    machine = machine_state()
+    write(
+        f"MEMHQ_MODEL_HELPERS={machine['model_helpers']} (lent while a core is idle), "
+        f"{machine['usable_cpus']} CPUs, load average {machine['load_average']} at the start"
+    )
     clock = EmbeddingClock()
     runs: list[dict[str, Any]] = []
     try:
@@ -143,7 +160,7 @@ def run(options: dict[str, Any], write: Callable[[str], Any]) -> dict[str, Any]:
                 )
     finally:
         project.delete()
-    document = {"runs": runs, **summary(runs), "target_s": TARGET_S}
+    document = {"runs": runs, **summary(runs), "target_s": TARGET_S, "machine": machine}
     write(json.dumps(document, indent=2))
     write(f"\nmedian {document['median_s']} s per episode (target ≤ {TARGET_S} s)")
     if options.get("json"):
