@@ -33,7 +33,7 @@ def vector_literal(value: Any) -> str | None:
     array = value.to_numpy() if isinstance(value, Vector) else np.asarray(value, dtype=np.float32)
     if array.ndim != 1:
         raise ValueError("expected ndim to be 1")
-    numbers = array.astype(np.float32, copy=False).tolist()  # float32 first: what the column stores
+    numbers = array.tolist()  # float32 values, widened exactly to Python floats
     return _template(len(numbers)) % tuple(numbers)
 
 
