@@ -10,8 +10,9 @@ Choices:
 
 * Only ``user`` messages yield claims. Assistant, system and tool messages are never parsed (they are also
   the long ones, so this is most of the speed): what the assistant says about a car is not a memory about
-  the user. A named ``user`` message is a person speaking (LoCoMo: two named friends), and claims are about
-  that person ("Rosalind went to ...").
+  the user, unless the user takes it up in the next turn ("let's go with that": ``rules_accepted``). A named
+  ``user`` message is a person speaking (LoCoMo: two named friends), and claims are about that person
+  ("Rosalind went to ...").
 * "you" is the other participant: the other named speaker of the conversation (the previous different one
   when there are more than two), else "the assistant" when one is present.
 * Candidates are de-duplicated within the episode on (subject, predicate, object) and on claim text.
@@ -26,6 +27,7 @@ from spacy.tokens import Doc, Span
 
 from ingestion.extractors.base import CandidateOut, EpisodeIn, ExtractionResult, MessageIn
 from ingestion.extractors.predicates import is_change
+from ingestion.extractors.rules_accepted import accepted
 from ingestion.extractors.rules_candidates import (
     CHANGE_PREDICATES,
     MessageContext,
@@ -223,7 +225,12 @@ class RulesExtractor:
         for pos, doc, sents in zip(positions, docs, readable, strict=True):
             message = messages[pos]
             speakers = Speakers.for_message(message.name, _other_speaker(messages, pos, names))
-            candidates += message_candidates(message, sents, doc, speakers, names)
+            found = message_candidates(message, sents, doc, speakers, names)
+            taken = accepted(messages[pos - 1] if pos else None, message, speakers)  # "let's go with that"
+            if taken is not None:  # "User will take the second one." says nothing beside it
+                found = [c for c in found if c.span_end <= taken.span_start or c.span_start >= taken.span_end]
+                found.append(taken)
+            candidates += found
         questions_only = all(is_question(s) or is_chatter(s.text, names) for doc in docs for s in doc.sents)
         candidates = _dedupe(candidates)
         summary, learnings = summarise(

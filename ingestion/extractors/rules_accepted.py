@@ -1,0 +1,116 @@
+"""A suggestion of the assistant's that the user takes up without repeating it.
+
+"I'd recommend the 14-inch model with 32 GB of RAM." — "Perfect, let's go with that." The user's turn says
+nothing on its own, and what the assistant proposes is never the user's (a suggestion the user lets pass
+stays out of memory). Together the two turns are a decision, so the user's turn yields one claim with the
+assistant's words: "User went with the assistant's suggestion: the 14-inch model with 32 GB of RAM." Its
+sources are both turns. A user who names the choice ("I'm naming her Maple") is read by the other rules.
+
+Read from the text, no parse:
+
+- the user's turn is short (``MAX_ACCEPTING_WORDS``) and opens by taking something up: "let's go with
+  that", "I'll take the second one", "yes please" (this one only for an offer: "Shall I book …?");
+- the assistant's turn just before it proposes one thing: "I'd recommend …", "how about …", "you could try
+  …", "shall I …". Of its proposals the last one counts (the one the user answers). "That"/"it" over two
+  options ("Biscuit or Maple?") is left alone; "the second one" picks from them.
+
+"you"/"your" in the proposal are the user, as in every claim.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from ingestion.extractors.base import CandidateOut, Mention, MessageIn
+from ingestion.extractors.rules_rewrite import Speakers
+from ingestion.extractors.rules_scoring import confidence, importance
+
+#: A longer turn says more than "yes": the other rules read it.
+MAX_ACCEPTING_WORDS: Final = 16
+#: A proposal longer than this is an explanation, not one thing to take up.
+MAX_PROPOSAL_WORDS: Final = 16
+PREDICATE: Final = "decided"
+
+_OPENER = (
+    r"(?:ok(?:ay)?|yes|yeah|yep|sure|great|perfect|awesome|cool|nice|alright|right|thanks|thank you|"
+    r"sounds (?:good|great|perfect)|that (?:works|sounds (?:good|great|perfect))|deal|love (?:it|that)|"
+    r"i like (?:it|that))\b[\s,.!-]*"
+)
+_TAKING = re.compile(
+    rf"(?:{_OPENER})*(?:let'?s|i'?ll|we'?ll|i will|we will|i'?m going to|we'?re going to|i'?d like to)\s+"
+    r"(?:go (?:with|for)|do|use|try|take|book|pick|choose|get|order|follow)\s+"
+    r"(?P<what>that|it|this|them|those|these|the (?P<ordinal>first|second|third|last) (?:one|option)|"
+    r"your (?:suggestion|recommendation|idea|plan)|the (?:plan|suggestion|recommendation))\b",
+    re.IGNORECASE,
+)
+#: A plain yes, which takes up an offer ("Shall I book a table for 7?" — "Yes please").
+_YES = re.compile(
+    rf"(?:{_OPENER})+(?:please\b[\s,]*)?(?:go ahead|do it|go for it|book it|do that|please do)?[\s.!]*$",
+    re.IGNORECASE,
+)
+_PROPOSALS = re.compile(
+    r"\b(?:i(?:'d| would)? (?:recommend|suggest)(?: going with| using| trying)?|"
+    r"my (?:recommendation|suggestion|pick) (?:is|would be)|how about|what about|"
+    r"you (?:could|might|should|can) (?:try|use|go with|consider|pick|choose)|"
+    r"(?P<offer>shall i|should i|would you like me to|do you want me to|want me to))\s+(?P<what>[^.!?\n]+)",
+    re.IGNORECASE,
+)
+_TAIL = re.compile(r",?\s+(?:which|since|because|as|so that|so|if|for example)\b.*$|[\s,;:]+$", re.IGNORECASE)
+_OPTIONS = re.compile(r",\s*(?:or\s+)?|\s+or\s+", re.IGNORECASE)
+_ORDINALS: Final = {"first": 0, "second": 1, "third": 2, "last": -1}
+_YOU = ((re.compile(r"\byour\b", re.IGNORECASE), "{s}'s"), (re.compile(r"\byou\b", re.IGNORECASE), "{s}"))
+_WORD = re.compile(r"\w+")
+
+
+def accepted(previous: MessageIn | None, message: MessageIn, speakers: Speakers) -> CandidateOut | None:
+    """The decision of a user turn that takes up the assistant's proposal just before it, else None."""
+    if previous is None or previous.role != "assistant" or message.role != "user":
+        return None
+    if len(_WORD.findall(message.content)) > MAX_ACCEPTING_WORDS:
+        return None
+    proposals = list(_PROPOSALS.finditer(previous.content))
+    if not proposals:
+        return None
+    last = proposals[-1]
+    offer = last.group("offer") is not None
+    taking = _TAKING.match(message.content)
+    # a plain yes takes up an offer; to a recommendation it may only agree that it is good
+    matched = taking or (_YES.match(message.content) if offer else None)
+    if matched is None:
+        return None
+    what = _choice(_TAIL.sub("", last.group("what")).strip(), taking.group("ordinal") if taking else None)
+    if what is None or len(_WORD.findall(what)) > MAX_PROPOSAL_WORDS:
+        return None
+    shown = speakers.display
+    for pattern, replacement in _YOU:
+        what = pattern.sub(replacement.format(s=shown), what)
+    if offer:
+        claim = f"{shown} agreed to the assistant's offer to {what}."
+    else:
+        claim = f"{shown} went with the assistant's suggestion: {what}."
+    return CandidateOut(
+        claim=claim,
+        kind="decision",
+        subject=speakers.subject,
+        predicate=PREDICATE,
+        object=what,
+        mentions=(Mention(speakers.subject, "person", "subject"),) if speakers.named else (),
+        source_message_indexes=(message.index, previous.index),
+        span_start=matched.start(),
+        span_end=matched.end(),
+        confidence=confidence(specific=True, hedged=False, implicit_subject=False, about_other=False),
+        importance=importance("decision", PREDICATE, specific=True),
+    )
+
+
+def _choice(proposal: str, ordinal: str | None) -> str | None:
+    """The proposal, or the option ``ordinal`` names of those it lists; None when "that" would have to pick
+    one of several."""
+    options = [option.strip() for option in _OPTIONS.split(proposal) if option.strip()]
+    if ordinal is None:
+        return proposal if len(options) == 1 else None
+    index = _ORDINALS[ordinal.lower()]
+    if len(options) < 2 or index >= len(options):
+        return None
+    return options[index]
