@@ -21,9 +21,10 @@ Choices:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Final
 
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Span, Token
 
 from ingestion.extractors.base import CandidateOut, EpisodeIn, ExtractionResult, MessageIn
 from ingestion.extractors.predicates import is_change
@@ -50,7 +51,13 @@ from ingestion.extractors.rules_filters import (
     is_question,
 )
 from ingestion.extractors.rules_grammar import Fact
-from ingestion.extractors.rules_instructions import condition_of, instruction, instruction_fact, states_beside
+from ingestion.extractors.rules_instructions import (
+    Found,
+    condition_of,
+    instruction,
+    instruction_fact,
+    states_beside,
+)
 from ingestion.extractors.rules_nlp import add_entities, parse_all
 from ingestion.extractors.rules_patterns import speaker_facts
 from ingestion.extractors.rules_patterns_other import other_facts, possessive_facts
@@ -126,16 +133,26 @@ def worth_reading(sent: Span, names: Sequence[str]) -> bool:
     return first is not None and (first.tag_ == "VBD" or first.lower_ in ("been", "gon", "gonna"))
 
 
-def _instruction_candidate(sent: Span, ctx: MessageContext) -> CandidateOut | None:
-    if ctx.speakers.other not in (None, ASSISTANT_DISPLAY):
-        return None  # "you" is another person: "Never give up!" cheers them on, it instructs no assistant
-    found = instruction(sent)
-    if found is None:
-        return None
-    tokens, opener = found
+def _beside(clause: Clause, instruction_tokens: tuple[Token, ...]) -> Clause:
+    """A statement beside an instruction without the instruction's words, when the parse hung the
+    instruction under it ("Always use metric units, I live in Germany": "use" under "live"). One the
+    instruction carries keeps its words ("Always remember that my sister lives in Porto")."""
+    if clause.head in instruction_tokens:
+        return clause
+    kept = tuple(
+        t
+        for t in clause.tokens
+        if t not in instruction_tokens
+        and not (t.head in instruction_tokens and t.dep_ in ("aux", "neg", "punct"))  # its "do n't"
+    )
+    return replace(clause, tokens=kept)
+
+
+def _instruction_candidate(found: Found, ctx: MessageContext) -> CandidateOut | None:
+    tokens, opener, lead = found
     condition = condition_of(tokens)
     main = tuple(t for t in tokens if t not in condition)
-    fact = instruction_fact(ctx.renderer.render(main), ctx.renderer.render(condition), opener)
+    fact = instruction_fact(ctx.renderer.render(main), ctx.renderer.render(condition), opener, lead)
     span = (tokens[0].idx, tokens[-1].idx + len(tokens[-1]))
     return build_candidate(ctx, fact, ctx.speakers.subject, tokens, span, clause=None, primary=True)
 
@@ -143,11 +160,15 @@ def _instruction_candidate(sent: Span, ctx: MessageContext) -> CandidateOut | No
 def _sentence_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) -> list[CandidateOut]:
     if is_question(sent):  # only the statement it opens with ("I'm vegan, can you …?")
         return _stated_candidates(sent, ctx, names)
-    standing = _instruction_candidate(sent, ctx)
+    # "you" is another person: "Never give up!" cheers them on, it instructs no assistant
+    found = instruction(sent) if ctx.speakers.other in (None, ASSISTANT_DISPLAY) else None
+    standing = _instruction_candidate(found, ctx) if found is not None else None
     out: list[CandidateOut] = [standing] if standing is not None else []
     for clause in split_clauses(sent, names):
-        if standing is None or states_beside(clause):  # not the instruction itself, nor its condition
+        if found is None:
             out += _clause_candidates(clause, ctx)
+        elif states_beside(clause):  # not the instruction itself, nor its condition
+            out += _clause_candidates(_beside(clause, found[0]), ctx)
     for rel in relation_facts(sent):
         tokens = tuple(t for t in sent if rel.start_char <= t.idx < rel.end_char)
         span = (rel.start_char, rel.end_char)

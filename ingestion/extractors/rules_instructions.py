@@ -5,7 +5,9 @@ condition first ("When User asks about log rotation, User wants the assistant to
 one-liner.").
 
 Recognised by form, not topic: an imperative (a base-form verb) after "always" or "never", or after an
-opener that makes it standing ("from now on", "going forward", "in future"), optionally after "please".
+opener that makes it standing ("from now on", "going forward", "in future"), optionally after "please"; or
+"don't" before a verb of what the assistant writes ("Don't use emojis", "Please do not repeat my question":
+said as "never use emojis"; "Don't forget the tent" is a one-off request, ``OUTPUT_VERBS``).
 The small tagger often reads a sentence-initial verb that is also a noun or an adjective as one ("Always
 *state* the base cases", "Always *store* dates in UTC", "Always *close* with a table"): right after
 "always"/"never" or an opener nothing but a verb fits, so a word the lemmatizer knows as a verb counts there
@@ -22,6 +24,7 @@ from spacy.tokens import Span, Token
 
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_grammar import Fact
+from ingestion.extractors.rules_lexicon import words
 from ingestion.extractors.rules_nlp import verb_forms
 
 #: Adverbs that make an imperative a standing rule.
@@ -32,6 +35,14 @@ OPENERS: Final = (("from", "now", "on"), ("going", "forward"), ("from", "here", 
 IDIOMS: Final = frozenset({"mind"})
 #: Subordinators of a condition ("when I ask about X"): the instruction's, not a statement.
 CONDITIONS: Final = frozenset({"when", "whenever", "if", "unless", "once", "while", "before", "after"})
+#: Verbs of what the assistant writes: "don't" before one of them is a standing rule, like "never".
+OUTPUT_VERBS: Final = words(
+    """
+    use add include write give show mention suggest recommend put start end begin repeat apologize apologise
+    explain format bold number translate reply respond answer call say send assume ask make summarize
+    summarise list quote cite abbreviate shorten capitalize capitalise
+    """
+)
 #: Words that may come before the instruction.
 LEAD_INS: Final = frozenset({"please", "also", "and", "ok", "okay", "so"})
 PREDICATE: Final = "instructs_assistant"
@@ -64,9 +75,14 @@ def _imperative(verb: Token, *, after_standing: bool) -> bool:
     return not any(child.dep_ in ("nsubj", "nsubjpass", "expl") for child in verb.children)
 
 
-def instruction(sent: Span) -> tuple[tuple[Token, ...], str] | None:
-    """The instruction's tokens (from "always"/"never" or its verb on) and the opener to say after it
-    ("from now on"; "" when none); None when ``sent`` is not a standing instruction."""
+#: An instruction's tokens, the opener said after it, the word said before it (``instruction``).
+Found = tuple[tuple[Token, ...], str, str]
+
+
+def instruction(sent: Span) -> Found | None:
+    """The instruction's tokens (from "always"/"never" or its verb on), the opener to say after it ("from
+    now on"; "" when none) and the word to say before it ("never" for "don't …"; "" when none); None when
+    ``sent`` is not a standing instruction."""
     tokens = _words(sent)
     i = 0
     while i < len(tokens) and (tokens[i].is_punct or tokens[i].lower_ in LEAD_INS):
@@ -80,16 +96,45 @@ def instruction(sent: Span) -> tuple[tuple[Token, ...], str] | None:
         return None
     start = i
     standing = tokens[i].lower_ in STANDING
+    lead = ""
     if standing:
         i += 1
         while i < len(tokens) and tokens[i].lower_ == "please":
             i += 1
+    elif _negated_output(tokens, i):  # "Don't use emojis": "never use emojis"
+        i += 2
+        start, lead, standing = i, "never", True
     elif opener is None:
         return None
     if i >= len(tokens) or not _imperative(tokens[i], after_standing=standing or opener is not None):
         return None
-    body = tuple(t for t in tokens[start:] if not (t.is_punct and t.i == sent.end - 1))
-    return body, " ".join(opener or ())
+    verb = tokens[i]
+    # the verb's own words, without a clause set beside it; a verb the tagger misread heads nothing: the rest
+    words = verb.subtree if verb.tag_ in ("VB", "VBP") else tokens[start:]
+    beside = {t.i for child in verb.children if _own_clause(child) for t in child.subtree}
+    body = [t for t in words if t.i >= tokens[start].i and t.i not in beside]
+    while body and body[-1].is_punct:  # "…, | I hate them."
+        body.pop()
+    return tuple(body), " ".join(opener or ()), lead
+
+
+def _own_clause(token: Token) -> bool:
+    """A clause with a subject of its own set beside the instruction after a comma: "Never use semicolons, I
+    hate them" (not what the instruction says: "Always remember that my sister lives in Porto")."""
+    if token.dep_ not in ("ccomp", "parataxis", "conj"):
+        return False
+    has_subject = any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in token.children)
+    first = token.left_edge
+    after_break = first.i > 0 and token.doc[first.i - 1].is_punct
+    return has_subject and after_break and not any(c.dep_ == "mark" for c in token.children)
+
+
+def _negated_output(tokens: list[Token], i: int) -> bool:
+    """ "Don't" / "do not" before a verb of what the assistant writes ("don't use emojis", "do not repeat
+    the question"): a rule for its answers, not a one-off request ("don't forget the tent")."""
+    if i + 2 >= len(tokens) or tokens[i].lower_ != "do" or tokens[i + 1].lower_ not in ("n't", "not"):
+        return False
+    return tokens[i + 2].lower_ in OUTPUT_VERBS
 
 
 def condition_of(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
@@ -104,12 +149,14 @@ def condition_of(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
     return ()
 
 
-def instruction_fact(text: str, condition: str, opener: str) -> Fact:
+def instruction_fact(text: str, condition: str, opener: str, lead: str = "") -> Fact:
     """The preference fact of an instruction: its rendered (third-person) text without the condition, and
     the rendered condition, said first ("When User asks about X, User wants the assistant to …"): a later
     question is about the condition's topic, so the claim starts with it."""
     body = text.rstrip(" .!,")
     body = body[:1].lower() + body[1:]
+    if lead:
+        body = f"{lead} {body}"
     if opener:
         body = f"{body} {opener}"
     template = TEMPLATE

@@ -53,6 +53,15 @@ def claims(text: str) -> list[str]:
             "When User asks about quarterly numbers, User wants the assistant to always close with a summary "
             "table.",
         ),
+        # "Don't" before a verb of what the assistant writes: a rule for its answers, said as "never".
+        (
+            "Don't use tabs in Python examples.",
+            "User wants the assistant to never use tabs in Python examples.",
+        ),
+        (
+            "Please do not repeat my question back to me.",
+            "User wants the assistant to never repeat User's question back to User.",
+        ),
     ],
 )
 def test_an_instruction_is_one_preference_in_the_users_words(text: str, expected: str) -> None:
@@ -70,8 +79,32 @@ def test_a_statement_beside_the_instruction_is_kept() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Never use semicolons in JavaScript examples, I hate them.",
+            ["User wants the assistant to never use semicolons in JavaScript examples.", "User hates them."],
+        ),
+        (
+            "Always use metric units, I live in Germany.",  # the parse hangs "use" under "live"
+            ["User wants the assistant to always use metric units.", "User lives in Germany."],
+        ),
+        (
+            "Don't add comments to the SQL, I prefer bare queries.",
+            ["User wants the assistant to never add comments to the SQL.", "User prefers bare queries."],
+        ),
+    ],
+)
+def test_a_statement_after_the_instruction_is_its_own_claim(text: str, expected: list[str]) -> None:
+    assert claims(text) == expected
+
+
+@pytest.mark.parametrize(
     "text",
     [
+        "Don't forget to bring the tent.",  # a one-off request
+        "Don't worry about the deadline.",
+        "I don't use Windows at home.",  # the user's own habit
         "I always run my tests before I push.",  # a habit of the user's, said of themselves
         "Never mind, I found the bug myself.",  # an idiom
         "Always?",  # a question
