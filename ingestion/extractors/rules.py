@@ -65,6 +65,8 @@ from ingestion.extractors.rules_relations import relation_facts
 from ingestion.extractors.rules_rewrite import ASSISTANT_DISPLAY, Renderer, Speakers
 from ingestion.extractors.summary import summarise
 
+#: Words that join a statement to the instruction after it ("I'm vegan, so please never …").
+JOINING_WORDS: Final = frozenset({"so", "and", "but", "please", "then"})
 #: Pronouns that put the speaker in a sentence.
 SPEAKER_WORDS: Final = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"})
 #: Roles whose messages are a person speaking.
@@ -139,13 +141,15 @@ def _beside(clause: Clause, instruction_tokens: tuple[Token, ...]) -> Clause:
     instruction carries keeps its words ("Always remember that my sister lives in Porto")."""
     if clause.head in instruction_tokens:
         return clause
-    kept = tuple(
+    kept = [
         t
         for t in clause.tokens
         if t not in instruction_tokens
         and not (t.head in instruction_tokens and t.dep_ in ("aux", "neg", "punct"))  # its "do n't"
-    )
-    return replace(clause, tokens=kept)
+    ]
+    while kept and (kept[-1].is_punct or kept[-1].lower_ in JOINING_WORDS):  # "I'm vegan, so | never …"
+        kept.pop()
+    return replace(clause, tokens=tuple(kept))
 
 
 def _instruction_candidate(found: Found, ctx: MessageContext) -> CandidateOut | None:

@@ -84,14 +84,33 @@ def instruction(sent: Span) -> Found | None:
     now on"; "" when none) and the word to say before it ("never" for "don't …"; "" when none); None when
     ``sent`` is not a standing instruction."""
     tokens = _words(sent)
-    i = 0
-    while i < len(tokens) and (tokens[i].is_punct or tokens[i].lower_ in LEAD_INS):
-        i += 1
+    i = _past_lead_ins(tokens, 0)
     opener = _opener_at(tokens, i)
     if opener is not None:
-        i += len(opener)
-        while i < len(tokens) and (tokens[i].is_punct or tokens[i].lower_ in LEAD_INS):
-            i += 1
+        i = _past_lead_ins(tokens, i + len(opener))
+    found = _from(tokens, i, opener)
+    if found is None and opener is None:  # "I'm allergic to shellfish, so please never suggest …"
+        later = next((k for k in range(1, len(tokens)) if _gives_way(tokens, k)), None)
+        found = _from(tokens, _past_lead_ins(tokens, later + 1), None) if later is not None else None
+    return found
+
+
+def _past_lead_ins(tokens: list[Token], i: int) -> int:
+    while i < len(tokens) and (tokens[i].is_punct or tokens[i].lower_ in LEAD_INS):
+        i += 1
+    return i
+
+
+def _gives_way(tokens: list[Token], k: int) -> bool:
+    """ ", so" or a "please" after a comma or a conjunction: where an instruction may follow a statement."""
+    word, before = tokens[k].lower_, tokens[k - 1]
+    if word == "so":
+        return before.is_punct
+    return word == "please" and (before.is_punct or before.lower_ in ("and", "but", "so"))
+
+
+def _from(tokens: list[Token], i: int, opener: tuple[str, ...] | None) -> Found | None:
+    """The instruction starting at ``tokens[i]`` (after ``opener``, if any), or None."""
     if i >= len(tokens):
         return None
     start = i

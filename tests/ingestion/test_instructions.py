@@ -90,12 +90,20 @@ def test_a_statement_beside_the_instruction_is_kept() -> None:
             ["User wants the assistant to always use metric units.", "User lives in Germany."],
         ),
         (
+            "I'm allergic to shellfish, so please never suggest shrimp dishes.",  # after a statement
+            ["User wants the assistant to never suggest shrimp dishes.", "User is allergic to shellfish."],
+        ),
+        (
+            "I'm vegan, so never suggest meat dishes.",
+            ["User wants the assistant to never suggest meat dishes.", "User is vegan."],
+        ),
+        (
             "Don't add comments to the SQL, I prefer bare queries.",
             ["User wants the assistant to never add comments to the SQL.", "User prefers bare queries."],
         ),
     ],
 )
-def test_a_statement_after_the_instruction_is_its_own_claim(text: str, expected: list[str]) -> None:
+def test_a_statement_beside_the_instruction_is_its_own_claim(text: str, expected: list[str]) -> None:
     assert claims(text) == expected
 
 
@@ -103,6 +111,8 @@ def test_a_statement_after_the_instruction_is_its_own_claim(text: str, expected:
     "text",
     [
         "Don't forget to bring the tent.",  # a one-off request
+        "I work nights, so I never check email before noon.",  # the user's own habit, after "so"
+        "I always run my tests, and never push on Fridays.",  # a second verb of the user's, not "please"
         "Don't worry about the deadline.",
         "I don't use Windows at home.",  # the user's own habit
         "I always run my tests before I push.",  # a habit of the user's, said of themselves

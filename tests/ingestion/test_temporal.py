@@ -58,6 +58,8 @@ CASES = [
     ("I'm moving to Oslo in June", "in June", date(2023, 6, 1), date(2023, 7, 1), "month"),
     ("We're getting married in September!", "in September", date(2023, 9, 1), date(2023, 10, 1), "month"),
     ("I'm starting a new job in March", "in March", date(2024, 3, 1), date(2024, 4, 1), "month"),
+    ("We're expecting our first child in August", "in August", date(2023, 8, 1), date(2023, 9, 1), "month"),
+    ("I was expecting a reply in March", "in March", date(2023, 3, 1), date(2023, 4, 1), "month"),
     (
         "I'm having trouble with the essay I wrote in March",
         "in March",
