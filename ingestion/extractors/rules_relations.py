@@ -70,7 +70,9 @@ def _adjacent_name(first: Token) -> tuple[Token, ...]:
 
 
 def _template(pred: str, noun: Token) -> str:
-    word = _PLURAL_TO_SINGULAR.get(noun.lower_, noun.lower_)
+    """The claim's template, with the relation in the singular: each name is one of "my two sisters"."""
+    plural = noun.tag_ in ("NNS", "NNPS")
+    word = _PLURAL_TO_SINGULAR.get(noun.lower_, noun.lemma_.lower() if plural else noun.lower_)
     if pred == "has_pet":
         return PET_TEMPLATE % word
     if pred == "has_child" and noun.lower_ in _PLURAL_TO_SINGULAR:

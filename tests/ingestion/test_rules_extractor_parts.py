@@ -232,6 +232,14 @@ def test_relationship_names_become_person_mentions_and_their_ownclaims() -> None
     assert ("Sara", "person", "object") in [(m.name, m.type, m.role) for m in rel.mentions]
 
 
+def test_each_name_of_a_plural_relation_is_one_relative() -> None:
+    cands = one("My two brothers, Tomas and Jonas, live in Kaunas.")
+    assert [c.claim for c in cands if c.kind == "relationship"] == [
+        "User's brother is Tomas.",
+        "User's brother is Jonas.",
+    ]
+
+
 # -- the predicate vocabulary ------------------------------------------------------------------------------
 
 
