@@ -44,9 +44,11 @@ _TAKING = re.compile(
     r"your (?:suggestion|recommendation|idea|plan)|the (?:plan|suggestion|recommendation))\b",
     re.IGNORECASE,
 )
-#: A plain yes, which takes up an offer ("Shall I book a table for 7?" — "Yes please").
+#: A plain yes, which takes up an offer ("Shall I book a table for 7?" — "Yes please"); not "Thanks!", which
+#: may close the topic as well.
 _YES = re.compile(
-    rf"(?:{_OPENER})+(?:please\b[\s,]*)?(?:go ahead|do it|go for it|book it|do that|please do)?[\s.!]*$",
+    r"(?:(?:yes|yeah|yep|sure|ok(?:ay)?|alright|please do|go ahead|do it|go for it)\b[\s,.!-]*)+"
+    r"(?:please\b[\s,]*)?(?:go ahead|do it|go for it|book it|do that|please do)?[\s.!]*$",
     re.IGNORECASE,
 )
 _PROPOSALS = re.compile(

@@ -56,6 +56,7 @@ def test_an_offer_taken_up_with_a_plain_yes() -> None:
         (("assistant", "I'd recommend the blue one."), ("user", "Hmm, I'll think about it.")),
         (("assistant", "I'd recommend the blue one."), ("user", "Yes.")),  # may only agree it is good
         (("assistant", "You could try Zed or Neovim."), ("user", "Ok, I'll try that.")),  # which one?
+        (("assistant", "Shall I send you the summary?"), ("user", "Thanks!")),  # may close the topic too
         (("assistant", "I'd recommend the blue one."), ("user", "Let's go with that. " + "word " * 20)),
         (("user", "My friend says: try the blue one."), ("user", "Ok, let's go with that.")),  # no assistant
     ],
