@@ -163,6 +163,40 @@ def joint_both(tok: Token) -> Token | None:
     return next((c for c in (*tok.children, *after_verb) if c.lower_ == "both" and c.i > tok.i), None)
 
 
+def _sharing_verbs(head: Token) -> list[Token]:
+    """Verbs joined to ``head`` that share its subject: "I work at X and live in Y"; also where the parse
+    hangs the second verb on the first one's complement ("I'm vegan and hate spicy food"), there only a
+    present verb (VBP)."""
+    found = []
+    for child in head.children:
+        if child.dep_ == "conj" and child.pos_ in ("VERB", "AUX") and not _has_subject(child):
+            found.append(child)
+        elif child.dep_ in ("attr", "acomp"):
+            found += [
+                g
+                for g in child.children
+                if g.dep_ == "conj" and g.tag_ == "VBP" and g.pos_ == "VERB" and not _has_subject(g)
+            ]
+    return found
+
+
+def _present_after_present(verb: Token, head: Token) -> bool:
+    """A base form joined to a present verb, without an auxiliary of its own: read as present too ("I'm 34
+    and live in Utrecht"; not "let's …", "… and be advocates")."""
+    if verb.dep_ != "conj" or verb.tag_ != "VB" or head.tag_ != "VBP" or verb.lemma_ in ("be", "let"):
+        return False
+    if head.dep_ != "ROOT" or any(t.lower_ == "so" for t in verb.doc[max(verb.i - 2, 0) : verb.i]):
+        return False  # "… what I believe in and reach out", "so just shoot me a question"
+    between = (c for c in head.children if head.i < c.i < verb.i and c.dep_ in ("xcomp", "advcl"))
+    if any(True for _ in between):
+        return False  # "I use a whiteboard to stay on track, visualize goals": the infinitive's list
+    return not any(c.dep_ in ("aux", "auxpass") for c in (*verb.children, *head.children))
+
+
+def _has_subject(verb: Token) -> bool:
+    return any(g.dep_ in ("nsubj", "nsubjpass") for g in verb.children)
+
+
 def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
     """Indexes of finite verbs whose first/second-person subject is rewritten to a third-person name."""
     subjects = set(rewritten_subjects)
@@ -170,13 +204,7 @@ def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
     for tok in doc:
         if tok.dep_ not in ("nsubj", "nsubjpass") or tok.lower_ not in subjects or tok.tag_ != "PRP":
             continue
-        verbs = [tok.head] + [
-            c
-            for c in tok.head.children
-            if c.dep_ == "conj"
-            and c.pos_ in ("VERB", "AUX")
-            and not any(g.dep_ in ("nsubj", "nsubjpass") for g in c.children)
-        ]
+        verbs = [tok.head, *_sharing_verbs(tok.head)]
         past_context = any(t.tag_ == "VBD" for t in tok.sent)
         for verb in verbs:
             finite = _finite_verb(verb, tok)
@@ -186,6 +214,8 @@ def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
                 out.add(finite.i)
             elif finite is verb and finite.tag_ == "VB" and verb.dep_ == "ROOT":
                 out.add(finite.i)  # "I no longer eat meat": a present verb the tagger read as a base form
+            elif finite is verb and _present_after_present(verb, tok.head):
+                out.add(finite.i)  # "I'm 34 and live in Utrecht": the same, after a present verb
     return out
 
 

@@ -51,6 +51,12 @@ def test_third_person(verb: str, expected: str) -> None:
         ("We're both on the same team.", "Rosalind is on the same team."),
         ("We both helped with the painting.", "Rosalind helped with the painting."),
         ("We love both of them.", "Rosalind loves both of them."),
+        # a second verb of the same subject agrees too, also where the parse hangs it on a complement
+        ("I work at a bakery and live in Leeds.", "Rosalind works at a bakery and lives in Leeds."),
+        ("I'm vegan and hate spicy food.", "Rosalind is vegan and hates spicy food."),
+        ("I'm 34 and live with my partner.", "Rosalind is 34 and lives with Rosalind's partner."),
+        ("I can swim and run for hours.", "Rosalind can swim and run for hours."),
+        ("I love it, so just send me a photo.", "Rosalind loves it, so just send Rosalind a photo."),
     ],
 )
 def test_pronouns_are_rewritten_to_the_speaker_and_the_other_person(text: str, expected: str) -> None:
