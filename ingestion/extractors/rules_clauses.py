@@ -10,9 +10,10 @@ Choices:
   it") unless it comes *before* its head (the parser's reading of a comma splice) or hangs off a hedge verb
   ("I think I'm moving" → the hedged clause "I'm moving") or off a subjectless (imperative) head ("Please
   note I'm allergic to peanuts").
-* Leading discourse words ("so", "well", "oh", "anyway", "by the way"), interjections, conjunctions and
-  vocatives (a participant's name used to address them) are trimmed; so are trailing punctuation, a
-  trailing "by the way" and a trailing "too"/"either".
+* Leading discourse words ("so", "well", "oh", "anyway", "by the way", "however," "moreover,"),
+  interjections, list numbers, asides ("thanks for the help,", "speaking of work,"), labels ("Update:",
+  "Here's what I have so far:"), conjunctions and vocatives (a participant's name used to address them)
+  are trimmed; so are trailing punctuation, a trailing "by the way" and a trailing "too"/"either".
 * Each clause gets a subject kind: ``speaker`` (I/we, or a coordination that includes "I": "my wife and I
   ..."; the claim keeps the other person as written), ``possessive`` ("my sister ...", "our startup ..."),
   ``implicit`` (a casual subjectless report: "Went hiking yesterday", "Been reading a lot") or ``other``.
@@ -93,8 +94,19 @@ DISCOURSE_OPENERS: Final = frozenset(
         ("in", "fact"),
     }
 )
+#: Connectives trimmed from a clause start when a comma follows ("However, I ..."): they link the clause
+#: to the one before it, which the claim does not carry. Not "now" or "then", which date what follows.
+CONNECTIVES: Final = frozenset(
+    {"however", "additionally", "furthermore", "moreover", "nevertheless", "nonetheless", "meanwhile"}
+)
+#: Words that open an aside ending in a comma, trimmed with it: "Thanks for the help, …", "Speaking of
+#: work, …"; at most this many tokens before the comma.
+ASIDES: Final = {"thanks": "for", "speaking": "of"}
+MAX_ASIDE_TOKENS: Final = 8
 #: Longest "label:" prefix trimmed from a clause start ("Quick update:").
 MAX_LABEL_TOKENS: Final = 3
+#: ... and the longest "here's …:" prefix ("Here's what I've tried so far:").
+MAX_PRESENTING_TOKENS: Final = 16
 LABEL_MARKS: Final = frozenset({":", "-", "—"})
 _TRAILING_ADDITIVES: Final = frozenset({"too", "either", "also"})
 _TRIM_POS: Final = frozenset({"PUNCT", "CCONJ", "SCONJ", "INTJ", "SPACE", "SYM"})
@@ -205,8 +217,30 @@ def is_vocative(tok: Token, names: Collection[str] = ()) -> bool:
 
 def _label_mark(tok: Token) -> bool:
     """A mark ending a "label:" prefix; not a hyphen inside a word ("one-year-old", "well-known")."""
-    glued = tok.i > 0 and not tok.doc[tok.i - 1].whitespace_ and not tok.whitespace_
+    doc = tok.doc
+    spaced_after = bool(tok.whitespace_) or tok.i + 1 == len(doc) or doc[tok.i + 1].is_space  # "far:\n"
+    glued = tok.i > 0 and not doc[tok.i - 1].whitespace_ and not spaced_after
     return tok.text in LABEL_MARKS and not glued
+
+
+def _presents(toks: list[Token]) -> bool:
+    """A clause that opens by presenting what follows a colon: "Here's what I have so far: …"."""
+    return len(toks) > 1 and toks[0].lower_ == "here" and toks[1].lemma_ == "be"
+
+
+def _aside(toks: list[Token]) -> int | None:
+    """Where a leading "thanks for …," or "speaking of …," ends (its comma), if the clause starts with one:
+    the phrase, up to the comma, is the first word's own subtree."""
+    first = toks[0]
+    if first.lower_ not in ASIDES or first.dep_ in SUBJECT_DEPS or first.dep_ == "ROOT":
+        return None
+    if len(toks) < 2 or toks[1].lower_ != ASIDES[first.lower_]:
+        return None  # not "thanks to my sister, …" (who helped is part of what happened)
+    comma = next((k for k, t in enumerate(toks[: MAX_ASIDE_TOKENS + 1]) if t.text == ","), None)
+    if comma is None:
+        return None
+    inside = {t.i for t in first.subtree}
+    return comma if all(t.i in inside for t in toks[:comma]) else None
 
 
 def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
@@ -218,17 +252,28 @@ def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
     ]
     while toks:
         first = toks[0]
-        label = next((k for k, t in enumerate(toks[: MAX_LABEL_TOKENS + 1]) if _label_mark(t)), None)
+        presents = _presents(toks)
+        window = MAX_PRESENTING_TOKENS if presents else MAX_LABEL_TOKENS
+        label = next((k for k, t in enumerate(toks[: window + 1]) if _label_mark(t)), None)
         prefix = toks[:label] if label is not None else []
-        if label is not None and not any(t.pos_ in ("VERB", "AUX") or t.dep_ in SUBJECT_DEPS for t in prefix):
-            toks = toks[label + 1 :]  # "Update: I moved ...", "Heads up - I went vegan"
+        if label is not None and (
+            presents or not any(t.pos_ in ("VERB", "AUX") or t.dep_ in SUBJECT_DEPS for t in prefix)
+        ):
+            toks = toks[label + 1 :]  # "Update: I moved ...", "Heads up - I went vegan", "Here's my plan:"
         elif tuple(t.lower_ for t in toks[:2]) in DISCOURSE_OPENERS:
             toks = toks[2:]  # "Big news, I ...", "Guess what, I ..."
         elif tuple(t.lower_ for t in toks[:3]) == _BY_THE_WAY:
             toks = toks[3:]
+        elif first.lower_ in CONNECTIVES and len(toks) > 1 and toks[1].text == ",":
+            toks = toks[2:]
+        elif (aside := _aside(toks)) is not None:
+            toks = toks[aside + 1 :]  # "Thanks for the tips, I ...", "Speaking of work, I ..."
+        elif first.lower_ == "even" and len(toks) > 1 and toks[1].lower_ == "though":
+            toks = toks[2:]  # "Even though I set it to 30 s." said on its own: what it concedes is stated
         elif (
             first.pos_ in _TRIM_POS
             or first.dep_ == "intj"  # "Thanks, I ...": tagged a noun, used as an interjection
+            or first.tag_ == "LS"  # a list item's number: "1. I use vim", "2) I moved"
             or (first.lower_ in DISCOURSE_WORDS and first.dep_ not in SUBJECT_DEPS)
         ):
             toks = toks[1:]

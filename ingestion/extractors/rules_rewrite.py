@@ -187,8 +187,7 @@ def _present_after_present(verb: Token, head: Token) -> bool:
         return False
     if head.dep_ != "ROOT" or any(t.lower_ == "so" for t in verb.doc[max(verb.i - 2, 0) : verb.i]):
         return False  # "… what I believe in and reach out", "so just shoot me a question"
-    between = (c for c in head.children if head.i < c.i < verb.i and c.dep_ in ("xcomp", "advcl"))
-    if any(True for _ in between):
+    if any(head.i < c.i < verb.i and c.dep_ in ("xcomp", "advcl") for c in head.children):
         return False  # "I use a whiteboard to stay on track, visualize goals": the infinitive's list
     return not any(c.dep_ in ("aux", "auxpass") for c in (*verb.children, *head.children))
 
