@@ -20,7 +20,7 @@ _YEAR_CONTEXT = re.compile(
 )
 _FUTURE_CUE = re.compile(
     r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|about\s+to|hope\s+to"
-    r"|can'?t\s+wait|looking\s+forward|upcoming)\b|\w['’]ll\b",
+    r"|can'?t\s+wait|looking\s+forward|upcoming|let['’]s)\b|\w['’]ll\b",
     re.I,
 )
 

@@ -58,6 +58,8 @@ from ingestion.extractors.rules_instructions import (
     instruction_fact,
     states_beside,
 )
+from ingestion.extractors.rules_lets import TEMPLATE as LETS_TEMPLATE
+from ingestion.extractors.rules_lets import lets_choice, says_lets
 from ingestion.extractors.rules_nlp import add_entities, parse_all
 from ingestion.extractors.rules_patterns import speaker_facts
 from ingestion.extractors.rules_patterns_other import other_facts, possessive_facts
@@ -90,6 +92,15 @@ def _states_a_name(clause: Clause) -> bool:
 
 
 def _clause_candidates(clause: Clause, ctx: MessageContext) -> list[CandidateOut]:
+    choice = lets_choice(clause) if clause.subject_kind == "other" else None
+    if choice is not None:  # "Let's use Tailwind for the styling."
+        value = ctx.renderer.render(choice).strip(" .,!")
+        fact = Fact("plans_to", "decision", choice, object_text=value, template=LETS_TEMPLATE)
+        span = (clause.start_char, clause.end_char)
+        cand = build_candidate(
+            ctx, fact, ctx.speakers.subject, clause.tokens, span, clause=clause, primary=True
+        )
+        return [cand] if cand is not None else []
     text = " ".join(t.text for t in clause.tokens)
     chatter = is_chatter(text, ctx.skip_names) and not _states_a_name(clause)
     asks = asks_whether(clause.tokens) or any(asks_the_listener(t) for t in clause.tokens)
@@ -121,7 +132,8 @@ def _clause_candidates(clause: Clause, ctx: MessageContext) -> list[CandidateOut
 
 def worth_reading(sent: Span, names: Sequence[str]) -> bool:
     """Can this sentence yield a candidate? Not a question, not chatter, not a condition, and it mentions the
-    speaker (I/me/my/we/us/our...) or is a casual subjectless report ("Went hiking yesterday")."""
+    speaker (I/me/my/we/us/our..., "let's") or is a casual subjectless report ("Went hiking yesterday",
+    "Just got back from a run")."""
     if is_question(sent):
         stated = stated_in_question(sent)
         return bool(stated) and not conditional_statement(sent, stated)
@@ -129,9 +141,9 @@ def worth_reading(sent: Span, names: Sequence[str]) -> bool:
         return True
     if is_chatter(sent.text, names) or is_conditional(sent):
         return False
-    if any(t.lower_ in SPEAKER_WORDS and t.tag_ in ("PRP", "PRP$") for t in sent):
+    if any(t.lower_ in SPEAKER_WORDS and t.tag_ in ("PRP", "PRP$") for t in sent) or says_lets(sent):
         return True
-    first = next((t for t in sent if not t.is_punct and t.pos_ not in ("INTJ", "CCONJ")), None)
+    first = next((t for t in sent if not t.is_punct and t.pos_ not in ("INTJ", "CCONJ", "ADV")), None)
     return first is not None and (first.tag_ == "VBD" or first.lower_ in ("been", "gon", "gonna"))
 
 

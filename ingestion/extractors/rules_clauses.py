@@ -109,6 +109,8 @@ MAX_LABEL_TOKENS: Final = 3
 MAX_PRESENTING_TOKENS: Final = 16
 LABEL_MARKS: Final = frozenset({":", "-", "—"})
 _TRAILING_ADDITIVES: Final = frozenset({"too", "either", "also"})
+#: Symbols written after a number that belong to its value ("92%").
+UNIT_SYMBOLS: Final = frozenset({"%", "‰", "°", "€", "£", "¥", "$"})
 _TRIM_POS: Final = frozenset({"PUNCT", "CCONJ", "SCONJ", "INTJ", "SPACE", "SYM"})
 #: Dependencies of a name that is an argument, not a vocative.
 _ARGUMENT_DEPS: Final = frozenset(
@@ -243,6 +245,12 @@ def _aside(toks: list[Token]) -> int | None:
     return comma if all(t.i in inside for t in toks[:comma]) else None
 
 
+def _unit_of(toks: list[Token]) -> bool:
+    """The last token is a symbol of the number before it ("92%", "40 °C"): part of the value, kept."""
+    last = toks[-1]
+    return len(toks) > 1 and (last.text in UNIT_SYMBOLS or last.pos_ == "SYM") and toks[-2].like_num
+
+
 def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
     vocatives = {t.i for t in tokens if is_vocative(t, names)}
     toks = [  # the name addressed, with its first names ("Thanks, Anna Berg, I ...")
@@ -283,8 +291,7 @@ def _trim(tokens: list[Token], names: set[str]) -> list[Token]:
         if tuple(t.lower_ for t in toks[-3:]) == _BY_THE_WAY:
             toks = toks[:-3]
         elif (
-            toks[-1].pos_ in _TRIM_POS
-            or toks[-1].is_punct
+            ((toks[-1].pos_ in _TRIM_POS or toks[-1].is_punct) and not _unit_of(toks))
             or (toks[-1].lower_ in _TRAILING_ADDITIVES and toks[-1].dep_ == "advmod")
             or (toks[-1].lower_ in _TRAILING_LINKS and len(toks) > 1 and toks[-2].is_punct)
         ):
@@ -310,6 +317,11 @@ def owned_by_speaker(noun: Token) -> bool:
     return False
 
 
+def _leading_adverb(tok: Token, head: Token) -> bool:
+    """An adverb of the head before it ("just", "finally", "already")."""
+    return tok.pos_ == "ADV" and tok.dep_ == "advmod" and tok.head.i == head.i and tok.i < head.i
+
+
 def _subject_kind(head: Token, subject: Token | None, tokens: list[Token]) -> SubjectKind:
     if subject is not None:
         if is_first_person(subject) or any(is_first_person(c) for c in subject.conjuncts):
@@ -318,8 +330,9 @@ def _subject_kind(head: Token, subject: Token | None, tokens: list[Token]) -> Su
             return "possessive"
         return "other"
     first = tokens[0]
-    if first.tag_ == "VBD" and first.i == head.i:
-        return "implicit"  # "Went hiking yesterday."
+    past = next((t for t in tokens if not _leading_adverb(t, head)), first)
+    if past.tag_ == "VBD" and past.i == head.i:
+        return "implicit"  # "Went hiking yesterday.", "Just got back from a run."
     if first.lower_ == "been" or (first.lower_ in _CASUAL_FUTURE and first.i <= head.i):
         return "implicit"  # "Been reading a lot." / "Gonna start a new job."
     return "other"

@@ -56,14 +56,17 @@ def _age(clause: Clause) -> str | None:
     return None
 
 
-def _right_after_copula(name: Token, clause: Clause) -> bool:
-    """ "I'm Ana": the name follows the copula directly ("I'm binge-watching Severance" is no name)."""
-    return name_of(name)[0].i == clause.head.i + 1
+def _named(name: Token, clause: Clause) -> bool:
+    """ "I'm Ana": a word spelled as a name follows the copula directly ("I'm binge-watching Severance" is
+    no name, and neither is "my base case is n=2" or "my slope is m")."""
+    parts = name_of(name)
+    spelled = all(t.text[:1].isupper() and t.text.replace("-", "").replace("'", "").isalpha() for t in parts)
+    return spelled and parts[0].i == clause.head.i + 1
 
 
 def _acomp_facts(clause: Clause, acomp: Token) -> list[Fact]:
     lemma, low = acomp.lemma_.lower(), acomp.lower_
-    if acomp.pos_ == "PROPN" and _right_after_copula(acomp, clause):
+    if acomp.pos_ == "PROPN" and _named(acomp, clause):
         return [Fact("name", "fact", name_of(acomp), template=NAME_TEMPLATE)]  # "I'm Ana", read as acomp
     if lemma in INTEREST_ADJECTIVES:
         obj = prep_object(acomp, ("in", "on", "about", "by"))
@@ -90,7 +93,7 @@ def _acomp_facts(clause: Clause, acomp: Token) -> list[Fact]:
 
 def _attr_facts(clause: Clause, attr: Token) -> list[Fact]:
     lemma, low = attr.lemma_.lower(), attr.lower_
-    if attr.pos_ == "PROPN" and attr.ent_type_ in ("", "PERSON") and _right_after_copula(attr, clause):
+    if attr.pos_ == "PROPN" and attr.ent_type_ in ("", "PERSON") and _named(attr, clause):
         return [Fact("name", "fact", name_of(attr), template=NAME_TEMPLATE)]  # "I'm Ana"
     if lemma == "fan":
         obj = prep_object(attr, ("of",))

@@ -72,6 +72,15 @@ def test_a_name_only_right_after_the_copula_is_the_speakers_name() -> None:
     assert "name" not in [c.predicate for c in one("I'm binge-watching Severance.")]
 
 
+def test_a_value_that_is_not_spelled_as_a_name_names_nothing() -> None:
+    # a variable in a worked problem is not what the user's things are called
+    assert [c.claim for c in one("My base case is n=2, which is prime.")] == [
+        "User's base case is n=2, which is prime."
+    ]
+    assert [c.claim for c in one("My slope is m = 3.")] == ["User's slope is m = 3."]
+    assert "User's name is O'Brien." in [c.claim for c in one("I'm O'Brien.")]
+
+
 @pytest.mark.parametrize(
     ("predicate", "kind", "strong"),
     [

@@ -104,6 +104,30 @@ def test_a_link_to_the_sentence_before_is_not_part_of_the_claim(text: str, expec
     assert [candidate.claim for candidate in one(text, "Ana")] == [expected]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I cut the latency by 40%.", "Ana cut the latency by 40%."),
+        ("My score went from 78% to 92%!", "Ana's score went from 78% to 92%."),
+        ("I paid 30€.", "Ana paid 30€."),
+    ],
+)
+def test_a_symbol_after_a_number_is_part_of_the_value(text: str, expected: str) -> None:
+    assert [candidate.claim for candidate in one(text, "Ana")] == [expected]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Went hiking yesterday.", "Ana went hiking on 9 May 2024."),
+        ("Just finished my first marathon!", "Ana just finished Ana's first marathon."),
+        ("Just got back from a run with my dog.", "Ana just got back from a run with Ana's dog."),
+    ],
+)
+def test_a_casual_report_without_its_subject_is_the_speakers(text: str, expected: str) -> None:
+    assert [candidate.claim for candidate in one(text, "Ana")] == [expected]
+
+
 def test_unnamed_user_is_written_user_and_you_is_the_assistant() -> None:
     doc = get_nlp()("I told you my address.")
     speakers = Speakers.for_message(None, other="the assistant")
