@@ -20,7 +20,8 @@ _YEAR_CONTEXT = re.compile(
 )
 _FUTURE_CUE = re.compile(
     r"\b(?:will|shall|going\s+to|gonna|plan(?:ning)?\s+to|about\s+to|hope\s+to"
-    r"|can'?t\s+wait|looking\s+forward|upcoming|let['’]s)\b|\w['’]ll\b",
+    r"|can'?t\s+wait|looking\s+forward|upcoming"
+    r"|let['’]s\s+(?:schedule|book|plan|set|meet|launch|ship|release|deploy|aim|target))\b|\w['’]ll\b",
     re.I,
 )
 

@@ -2,9 +2,10 @@
 
 Flow per episode: parse every message a person wrote (role ``user``) in batched ``nlp.pipe`` passes; for each
 sentence drop questions and chatter; cut it into clauses; keep the clauses about the speaker (I/we, my X,
-"X is too big for me", casual subjectless reports); map each to (predicate, object, kind) facts; rewrite it
-as a standalone third-person claim with absolute dates; add relationship candidates for named
-"my wife Sara"-style mentions; then an extractive summary and key learnings.
+"X is too big for me", casual subjectless reports, "let's" choices: ``rules_lets``); map each to
+(predicate, object, kind) facts; rewrite it as a standalone third-person claim with absolute dates; add
+relationship candidates for named "my wife Sara"-style mentions; then an extractive summary and key
+learnings.
 
 Choices:
 

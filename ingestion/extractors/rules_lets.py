@@ -7,8 +7,9 @@ second verb, so the clause's subject is not first person and the other rules say
 
 Only verbs of choosing and scheduling count (``CHOOSING_VERBS``): "let's see", "let's go through it step by
 step", "let's focus on the inductive step", "let's keep it short" or "let's move on" direct the
-conversation, not the user's work; so does a choice made "here" ("let's use a loop here"). "let's" is a
-future cue for the dates it carries ("let's schedule the launch for June 3rd", said in May, is this June).
+conversation, not the user's work; so does a choice made "here" ("let's use a loop here"). "let's" with a
+verb of scheduling is a future cue for the dates it carries (``ingestion.temporal_cues``: "let's schedule the
+launch for June 3rd", said in May, is this June; "let's look at what I did in March" stays in the past).
 "Let's go with that" (a pronoun for what the assistant proposed) is ``rules_accepted``'s; so is any choice
 whose object is only a pronoun.
 """
