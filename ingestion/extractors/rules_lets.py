@@ -7,7 +7,10 @@ second verb, so the clause's subject is not first person and the other rules say
 
 Only verbs of choosing and scheduling count (``CHOOSING_VERBS``): "let's see", "let's go through it step by
 step", "let's focus on the inductive step", "let's keep it short" or "let's move on" direct the
-conversation, not the user's work; so does a choice made "here" ("let's use a loop here"). "let's" with a
+conversation, not the user's work; so does a choice made "here" or from the assistant's words ("let's use a
+loop here", "let's use the equations you gave"). What is chosen must be named (a capitalised word: "Vite",
+"Postgres") or, for a verb of scheduling, dated ("let's book the flights for May 3rd"): on a tutoring
+conversation "let's go with the next step" means "move on". "let's" with a
 verb of scheduling is a future cue for the dates it carries (``ingestion.temporal_cues``: "let's schedule the
 launch for June 3rd", said in May, is this June; "let's look at what I did in March" stays in the past).
 "Let's go with that" (a pronoun for what the assistant proposed) is ``rules_accepted``'s; so is any choice
@@ -41,7 +44,13 @@ CHOOSING_VERBS: Final = {
     "ship": None,
     "release": None,
 }
+#: ... of which these are scheduling: they commit the user with a date instead of a name.
+SCHEDULING_VERBS: Final = frozenset(
+    {"schedule", "book", "plan", "set", "deploy", "launch", "ship", "release"}
+)
 _US: Final = frozenset({"'s", "us", "’s"})
+#: Words that put the choice inside the answer being written, not the user's work.
+_THE_ANSWER: Final = frozenset({"here", "you", "your", "yours"})
 _PRONOUNS: Final = frozenset({"that", "it", "this", "them", "those", "these", "one"})
 TEMPLATE: Final = "{s} will {o}."
 
@@ -69,6 +78,8 @@ def lets_choice(clause: Clause) -> tuple[Token, ...] | None:
     words = [t for t in rest if not t.is_punct and t.lower_ != needed]
     if not words or all(t.lower_ in _PRONOUNS or t.pos_ == "DET" for t in words):
         return None  # "let's go with that": what the assistant proposed (rules_accepted)
-    if any(t.lower_ == "here" for t in words):
-        return None  # "let's use a loop here": a step of the answer being written, not the user's choice
-    return (head, *rest)
+    if any(t.lower_ in _THE_ANSWER for t in words):
+        return None  # "let's use a loop here", "let's use the equations you gave": a step of the answer
+    named = any(t.text[:1].isupper() for t in words)  # "Tailwind", "Postgres"
+    dated = lemma in SCHEDULING_VERBS and any(t.ent_type_ in ("DATE", "TIME") for t in words)
+    return (head, *rest) if named or dated else None  # not "let's go with the next step"

@@ -17,9 +17,9 @@ def claims(text: str) -> list[tuple[str, str, str]]:
     [
         ("Let's use Tailwind for the styling.", "User will use Tailwind for the styling."),
         ("Ok, let's go with Postgres then.", "User will go with Postgres."),
-        ("Let's stick with weekly releases.", "User will stick with weekly releases."),
-        ("Let's switch to pnpm.", "User will switch to pnpm."),
-        ("Let's book the flights for my sister.", "User will book the flights for User's sister."),
+        ("Let's stick with Vite.", "User will stick with Vite."),
+        ("Let's switch to GitLab CI.", "User will switch to GitLab CI."),
+        ("Let's book the flights for next Friday.", "User will book the flights for 17 May 2024."),
         # "let's" looks forward: a bare date said in May is the coming June, not last year's
         ("Let's schedule the launch for June 3rd.", "User will schedule the launch for 3 June 2024."),
     ],
@@ -39,6 +39,9 @@ def test_lets_with_a_verb_of_choosing_is_a_decision(text: str, claim: str) -> No
         "Let's use a loop here.",  # a step of the answer being written
         "Let's go home.",  # "go" without "with"
         "Let's go with that.",  # what the assistant proposed: rules_accepted reads it with that turn
+        "Let's use the formula you gave.",  # the assistant's words, used in the answer
+        "Let's go with the next exercise.",  # nothing named or dated: "move on"
+        "Let's book a table.",  # scheduling, but no date
     ],
 )
 def test_lets_that_directs_the_conversation_is_no_decision(text: str) -> None:
