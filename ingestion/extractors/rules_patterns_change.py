@@ -8,7 +8,8 @@ reconcile matches against the live memory it ends.
   club" stays ``member_of``; a person or place is never an employer.)
 * "I switched / moved / migrated / changed (from Y) to X" with X a programming language → ``main_language``
   X; any other X → ``uses`` X, and "from Y" → ``no_longer_uses`` Y. A diet ("switched to vegan") is left
-  to the verb table (``diet``), a place ("moved to Denver") to ``lives_in``.
+  to the verb table (``diet``), a place ("moved to Denver"; a place by the NER or by name:
+  ``ingestion.extractors.places``) to ``lives_in``, as is a home in one ("moved into a flat in Leeds").
 * "I moved in with ... in X" → ``lives_in`` X. "I report to X" → ``manager`` X (see ``rules_relations``
   for "my new manager is X").
 * Endings. "I no longer / don't ... anymore / am not ... anymore" + a pattern the other modules know →
@@ -34,6 +35,7 @@ from typing import Final
 
 from spacy.tokens import Token
 
+from ingestion.extractors.places import is_place_name
 from ingestion.extractors.predicates import LEFT, NO_LONGER_PREFIX, is_single_valued
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_grammar import (
@@ -44,6 +46,7 @@ from ingestion.extractors.rules_grammar import (
     particle,
     phrase,
     prep_object,
+    text_of,
 )
 from ingestion.extractors.rules_lexicon import (
     DIETS,
@@ -62,6 +65,8 @@ STOP_PHRASALS: Final = frozenset(
 )
 LEAVE_VERBS: Final = frozenset({"leave", "quit", "divorce", "exit", "sell"})
 SWITCH_VERBS: Final = frozenset({"switch", "move", "migrate", "change", "transition", "convert"})
+#: What one moves into when one moves house: "we moved into a flat in Leeds".
+HOME_NOUNS: Final = frozenset({"flat", "apartment", "house", "home", "place", "condo", "studio", "townhouse"})
 START_VERBS: Final = frozenset({"start", "begin"})
 CODE_VERBS: Final = frozenset({"code", "program", "write", "develop", "work", "use"})
 #: Verbs that say a language is the speaker's main one on their own ("I code in Go"); "use" needs a word
@@ -160,6 +165,8 @@ def _stop_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
         if together:  # "Alex and I broke up"
             return [Fact(LEFT, ENDING_KIND, name_of(together[0]))]
     obj = first_child(head, "dobj")
+    if obj is None and (lemma, prt) == ("give", "up"):
+        obj = prep_object(head, ("on",))  # "I gave up on Spanish"
     if obj is None:
         return None
     if lemma in LEAVE_VERBS:
@@ -178,13 +185,21 @@ def _switch_facts(clause: Clause) -> list[Fact] | None:
         return None  # "switched to a vegan diet": the verb table's diet row
     if _is_language(new):
         facts = [_language_fact(new)]
-    elif head.lemma_.lower() == "move" and (new.ent_type_ in ("GPE", "LOC", "FAC") or new.pos_ != "PROPN"):
+    elif head.lemma_.lower() == "move" and new.lemma_.lower() in HOME_NOUNS:  # "into a flat in X"
+        place = next((t for t in clause.tokens if t.pos_ == "PROPN" and _a_place(t)), None)
+        return [Fact("lives_in", "event", name_of(place))] if place is not None else None
+    elif head.lemma_.lower() == "move" and (new.pos_ != "PROPN" or _a_place(new)):
         return None  # a move to a place is lives_in (the verb table)
     else:
         facts = [Fact("uses", "event", _name_or_phrase(new, clause))]
     if old is not None:
         facts.append(Fact(NO_LONGER_PREFIX + "uses", ENDING_KIND, _name_or_phrase(old, clause)))
     return facts
+
+
+def _a_place(tok: Token) -> bool:
+    """A place by the NER, or by name where the small model's NER misses it ("Bristol")."""
+    return tok.ent_type_ in ("GPE", "LOC", "FAC") or is_place_name(text_of(name_of(tok)))
 
 
 def _name_or_phrase(tok: Token, clause: Clause) -> tuple[Token, ...]:

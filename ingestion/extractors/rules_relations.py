@@ -1,5 +1,6 @@
 """Named people and pets introduced by a possessive: "my wife Sara", "Sara, my wife", "my friend Tom",
-"my wife's name is Sara", "my sister is Anna", "my dog Rex", "my two kids, Max and Lily".
+"my wife's name is Sara", "my sister is Anna", "Anna is my sister", "Tom became my manager", "my dog Rex",
+"my two kids, Max and Lily".
 
 Each gives its own relationship candidate with a templated claim ("User's wife is Sara.",
 "User has a dog named Rex."), alongside whatever the sentence itself says. An unnamed "my sister" gives no
@@ -55,6 +56,10 @@ def _names(noun: Token) -> list[tuple[Token, ...]]:
         value = first_child(head, "attr", "acomp")
         if value is not None and value.pos_ == "PROPN":
             names.append(name_of(value))
+    if noun.dep_ == "attr" and head.lemma_ in ("be", "become"):  # "Anna is my sister", "Tom became my boss"
+        subject = first_child(head, "nsubj")
+        if subject is not None and subject.pos_ == "PROPN" and subject.ent_type_ in ("", "PERSON"):
+            names.append(name_of(subject))
     if not names and noun.i + 1 < len(noun.doc):
         nxt = noun.doc[noun.i + 1]  # "with my wife Sara" mis-parsed: Sara hangs off the verb
         if nxt.pos_ == "PROPN" and nxt.ent_type_ in ("", "PERSON"):
