@@ -19,11 +19,11 @@ from typing import Final
 from spacy.tokens import Doc
 
 from ingestion.extractors.base import CandidateOut
-from ingestion.extractors.rules_clauses import is_vocative
 from ingestion.extractors.rules_filters import CHATTER_WORDS
 from ingestion.extractors.rules_grammar import core, text_of
 from ingestion.extractors.rules_lexicon import words
 from ingestion.extractors.rules_mentions import LABEL_TYPES, clean_name, looks_named
+from ingestion.extractors.rules_trim import is_vocative
 
 TOPIC_TERMS: Final = 6
 SUMMARY_CLAIMS: Final = 3

@@ -1,5 +1,5 @@
 """Claims that read on their own: what ties a statement to the talk around it is trimmed, a value keeps its
-unit, a casual report keeps its speaker, and a name before the relation names it (``rules_clauses``,
+unit, a casual report keeps its speaker, and a name before the relation names it (``rules_trim``,
 ``rules_relations``)."""
 
 from __future__ import annotations
