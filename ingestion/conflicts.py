@@ -20,6 +20,8 @@ from ingestion.extractors.predicates import (
     is_single_valued,
     normalise_predicate,
 )
+from ingestion.extractors.rules_instructions import PREDICATE as INSTRUCTION
+from ingestion.extractors.rules_lexicon import INSTRUCTION_VALUE_KINDS
 from ingestion.temporal import MONTH_WORDS
 from memhq.models import Candidate, Memory, MemoryKind
 
@@ -60,8 +62,9 @@ def other_numbers(candidate: Candidate, memory: Memory) -> bool:
 
 
 def changes_value(candidate: Candidate, memory: Memory) -> bool:
-    """The candidate says what the (same-subject) memory says with one number changed: "User's dataset
-    holds 12,500 rows." after "… 10,000 rows.", "aims for 95% accuracy" after "90%". A state's value
+    """The candidate says what the (same-subject) memory says, in the same words or fewer, with one number
+    changed: "User's dataset holds 12,500 rows." after "… 10,000 rows.", "aims for 95% accuracy" after
+    "90%". A state's value
     changed. An event with another number is another event ("ran 5 km on 3 May", "8 km on 10 May"), and a
     claim with several other numbers is about another thing (another equation, another problem)."""
     if MemoryKind.EVENT in (candidate.kind, memory.kind):
@@ -70,7 +73,21 @@ def changes_value(candidate: Candidate, memory: Memory) -> bool:
         return False
     before, after = numbers(memory.text), numbers(candidate.claim)
     one_changed = len(before - after) == 1 and len(after - before) == 1
-    return one_changed and _unnumbered(candidate.claim) == _unnumbered(memory.text)
+    return one_changed and _leaves_out(_unnumbered(candidate.claim), _unnumbered(memory.text))
+
+
+#: Most words a restated value may leave out ("to Madrid", "on"): more, and it may be another thing.
+MAX_LEFT_OUT = 3
+
+
+def _leaves_out(said: list[str], known: list[str]) -> bool:
+    """``said`` is ``known`` with a few words left out, in order: a correction restates a value more briefly
+    ("User's flight is on 14 March" after "User's flight to Madrid is on 12 March"), never with a word the
+    first did not have ("User's flight to Paris …" is another flight)."""
+    if len(known) - len(said) > MAX_LEFT_OUT:
+        return False
+    rest = iter(known)
+    return all(word in rest for word in said)
 
 
 def _unnumbered(text: str) -> list[str]:
@@ -104,8 +121,63 @@ def is_ending(predicate: str) -> bool:
     return name == LEFT or ending_base(name) is not None
 
 
+#: Words that make an instruction standing, not part of what it asks.
+_STANDING = re.compile(
+    r"\b(?:always|from now on|going forward|from here on|in future|please)\b", re.IGNORECASE
+)
+
+
+def other_instruction_value(candidate: Candidate, memory: Memory) -> bool:
+    """Two standing instructions in the same words but one, and that one a value of the same kind
+    (``INSTRUCTION_VALUE_KINDS``): "… to always reply in English." / "… to reply in German from now on.".
+    Any other pair both hold ("never use emojis" / "never use semicolons"); a condition is words too, so
+    "when User asks about recipes, … answer in Spanish" leaves "… always answer in English" alone."""
+    said = _words(_STANDING.sub(" ", candidate.claim))
+    known = _words(_STANDING.sub(" ", memory.text))
+    if len(said) != len(known):
+        return False
+    changed = [(new, old) for new, old in zip(said, known, strict=True) if new != old]
+    return len(changed) == 1 and any(set(changed[0]) <= kind for kind in INSTRUCTION_VALUE_KINDS)
+
+
+#: Words that say the claim holds from now on, unlike before; a leading "Now," only moves the talk on.
+_NOW = re.compile(r"\b(?:now|nowadays|these days)\b", re.IGNORECASE)
+_LEADING_NOW = re.compile(r"^\s*now\s*,", re.IGNORECASE)
+#: Predicates of a taste or a thing used or had, where "now" and another kind of the same thing is a change.
+KIND_CHANGE_PREDICATES = frozenset({"prefers", "likes", "dislikes", "uses", "owns", "hobby"})
+#: Longest object (in words) such a change compares: a thing and its kind, not a sentence.
+KIND_CHANGE_MAX_WORDS = 4
+
+
+def says_now(candidate: Candidate) -> bool:
+    """A claim of a ``KIND_CHANGE_PREDICATES`` predicate said to hold now ("… afternoon meetings now")."""
+    if normalise_predicate(candidate.predicate) not in KIND_CHANGE_PREDICATES:
+        return False
+    return _NOW.search(_LEADING_NOW.sub("", candidate.claim)) is not None
+
+
+def new_kind_now(candidate: Candidate, memory: Memory) -> bool:
+    """ "User prefers afternoon meetings now." after "User prefers morning meetings.": the same predicate
+    (a taste, a thing used or had), a thing of the same name ("meetings") of another kind, said to hold
+    now. Without "now" both may hold; a thing with its words inside the other's ("hiking" / "hiking in the
+    Alps") is the same one."""
+    if not says_now(candidate) or normalise_predicate(candidate.predicate) != normalise_predicate(
+        memory.predicate
+    ):
+        return False
+    new = [w for w in _words(candidate.object_value) if w not in ("now", "nowadays")]
+    old = _words(memory.object_value)
+    if not (2 <= len(new) <= KIND_CHANGE_MAX_WORDS and 2 <= len(old) <= KIND_CHANGE_MAX_WORDS):
+        return False
+    return new[-1] == old[-1] and not (set(new) <= set(old) or set(old) <= set(new))
+
+
 def contradicts(candidate: Candidate, memory: Memory) -> bool:
     """Does the new candidate end or replace this (same-subject) memory?"""
+    if normalise_predicate(candidate.predicate) == INSTRUCTION == normalise_predicate(memory.predicate):
+        return other_instruction_value(candidate, memory)
+    if new_kind_now(candidate, memory):
+        return True
     if ends(candidate.predicate, memory.predicate):
         return (
             ending_covers(candidate, memory)
@@ -121,8 +193,8 @@ def contradicts(candidate: Candidate, memory: Memory) -> bool:
 
 def differs(candidate: Candidate, memory: Memory) -> bool:
     """A close claim that is still another fact: the two are about other subjects or state other numbers
-    ("runs on Python 3.9" / "3.10": one vector, two values), one contradicts the other, or one of the two
-    ends what the other states."""
+    ("runs on Python 3.9" / "3.10": one vector, two values), one contradicts the other, one of the two
+    ends what the other states, or the same predicate has another object."""
     if candidate.subject.casefold() != memory.subject.casefold():
         return True
     if other_numbers(candidate, memory):
@@ -130,7 +202,16 @@ def differs(candidate: Candidate, memory: Memory) -> bool:
     if contradicts(candidate, memory) or contradicts_back(memory, candidate):
         return True
     same_predicate = normalise_predicate(candidate.predicate) == normalise_predicate(memory.predicate)
+    if same_predicate and _other_things(candidate.object_value, memory.object_value):
+        return True  # "prefers afternoon meetings" / "prefers morning meetings": not said again
     return same_predicate and is_ending(candidate.predicate) != is_ending(memory.predicate)
+
+
+def _other_things(said: str, known: str) -> bool:
+    """Two objects, neither with its words inside the other's ("morning meetings" / "afternoon meetings";
+    not "hiking" / "hiking in the Alps")."""
+    new, old = set(_words(said)), set(_words(known))
+    return bool(new and old) and not (new <= old or old <= new)
 
 
 def scope_filter(candidate: Candidate) -> Q:
@@ -142,7 +223,7 @@ def scope_filter(candidate: Candidate) -> Q:
         if not words:
             return Q()
         return same_subject & ~Q(predicate__in=NOT_LEAVABLE) & Q(object_value__icontains=words[0])
-    predicates = scope_predicates(name)
+    predicates = scope_predicates(name) | ({name} if says_now(candidate) else frozenset())
     return same_subject & Q(predicate__in=sorted(predicates)) if predicates else Q()
 
 
@@ -158,13 +239,15 @@ def in_scope(candidate: Candidate, memory: Memory) -> bool:
             and memory.predicate not in NOT_LEAVABLE
             and words[0] in memory.object_value.casefold()
         )
-    return memory.predicate in scope_predicates(name)
+    return memory.predicate in scope_predicates(name) or (says_now(candidate) and memory.predicate == name)
 
 
 @functools.lru_cache(maxsize=1024)
 def scope_predicates(name: str) -> frozenset[str]:
-    """The predicates a candidate of predicate ``name`` can end (and its own when it is single-valued)."""
-    return frozenset(ended_predicates(name)) | ({name} if is_single_valued(name) else frozenset())
+    """The predicates a candidate of predicate ``name`` can end (and its own when it is single-valued, or an
+    instruction: :func:`other_instruction_value`)."""
+    own = is_single_valued(name) or name == INSTRUCTION
+    return frozenset(ended_predicates(name)) | ({name} if own else frozenset())
 
 
 def contradicts_back(memory: Memory, candidate: Candidate) -> bool:

@@ -12,6 +12,8 @@ Choices (tested in tests/ingestion/test_temporal.py):
   weekdays, months, seasons, "the weekend", yearless dates: the nearest occurrence in the past (the current
   one included), or in the future if the sentence so far has a future cue ("will", "'ll", "going to") or
   the present progressive of an arrangement just before the date ("I'm moving to Oslo in June").
+- "on / to / until / by the 14th" (a day of the month alone, before punctuation or a joining word, not "on
+  the 3rd floor"): the nearest such day in the past, or in the future after a cue, as for a bare weekday.
 - "N days ago" is that day, "N weeks/months/years ago" the unit holding that point; "a few"/"several" mean 3
   and widen the bucket one step (days -> week, weeks -> month, months -> season); "a couple" means 2.
 - Not dates: lower-case "may"/"march" unless after in/last/next ("this may be"); bare months or years
@@ -23,6 +25,7 @@ Choices (tested in tests/ingestion/test_temporal.py):
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, time, timedelta
@@ -69,7 +72,7 @@ WIDER: dict[str, Granularity] = {"day": "week", "week": "month", "month": "seaso
 
 _MONTHS = {name: i for i, words in enumerate(_MONTH_WORDS) for name in words.split()}
 _AMBIGUOUS_MONTHS = frozenset({"may", "march", "mar"})  # as typed; capitalised ones are always months
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {
     "a": 1,
     "an": 1,
@@ -119,7 +122,7 @@ def _alternation(words: Iterable[str]) -> str:
 
 
 _MON = f"(?P<mon>{_alternation(_MONTHS)})"
-_WD = f"(?P<wd>{_alternation(_WEEKDAYS)})"
+_WD = f"(?P<wd>{_alternation(WEEKDAYS)})"
 _REL = r"(?P<rel>this\s+past|this\s+coming|last|this|next|past|coming)"
 _YEAR = r"(?P<year>(?:19|20)\d{2})"
 _IN = r"(?:(?P<prep>in|during|throughout)\s+)?"
@@ -130,6 +133,7 @@ _CUES = {  # substrings of the lower-cased text that a pattern needs before it i
     "month": ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
     "unit": ("week", "month", "year", "day", "night", "tomorrow", "morning", "afternoon", "evening"),
     "season": ("spring", "summer", "autumn", "fall", "winter"),
+    "dom": ("on the ", "to the ", "until the ", "till the ", "by the "),
     "digit": tuple("0123456789"),
     "day": ("day",),
     "weekend": ("weekend",),
@@ -212,6 +216,20 @@ def _explicit_day(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
     return _days(parsed.date(), 1, "day") if parsed is not None else None
 
 
+def _day_of_month(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
+    """ "on the 14th": that day of this month, else of the nearest month before (after, with a future cue)."""
+    day, future = int(m.group("dom")), ctx.future(m.start())
+    month = _month_index(ctx.today)
+    for _ in range(MONTHS_PER_YEAR):
+        year, index = divmod(month, MONTHS_PER_YEAR)
+        if day <= calendar.monthrange(year, index + 1)[1]:
+            candidate = date(year, index + 1, day)
+            if (candidate >= ctx.today) if future else (candidate <= ctx.today):
+                return _days(candidate, 1, "day")
+        month += 1 if future else -1
+    return None
+
+
 def _month_or_year(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
     """A month ("in March", "last March", "March 2021") or a year ("in 2022", "since 2019")."""
     groups = m.groupdict()
@@ -237,7 +255,7 @@ def _weekday(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
     """A weekday ("last Friday", "on Friday") or a weekend ("this weekend", "over the weekend")."""
     rel, today = (m.group("rel") or "").lower(), ctx.today
     if m.groupdict().get("wd"):
-        kind = (_WEEKDAYS.index(m.group("wd").lower()) + 1) % DAYS_PER_WEEK  # its date.toordinal() % 7
+        kind = (WEEKDAYS.index(m.group("wd").lower()) + 1) % DAYS_PER_WEEK  # its date.toordinal() % 7
         mode: Mode = "future" if rel == "this" else _mode(rel, ctx.future(m.start()))
         return _days(date.fromordinal(_pick(today.toordinal(), kind, DAYS_PER_WEEK, mode)), 1, "day")
     if rel == "this":
@@ -305,6 +323,13 @@ _GRAMMAR: tuple[tuple[frozenset[str], re.Pattern[str], Resolver], ...] = tuple(
             r"(?P<m>\b(?:on\s+)?(?P<date>(?:19|20)\d\d[-/]\d\d?[-/]\d\d?"
             r"|\d\d?/\d\d?/(?:(?:19|20)\d\d|\d\d)))(?![\d/-])",
             _explicit_day,
+        ),
+        (
+            "dom",
+            r"(?P<m>(?:\bon\s+|(?<=\bto\s)|(?<=\buntil\s)|(?<=\btill\s)|(?<=\bby\s))"
+            r"the\s+(?P<dom>[1-9]|[12]\d|3[01])(?:st|nd|rd|th))\b"
+            r"(?=\s*(?:$|[.,;:!?)]|(?:at|in|and|or|but|so|instead|rather|because|when|if|not)\b))",
+            _day_of_month,
         ),
         ("month digit", rf"(?P<m>\b{_IN}{_MON}\.?,?\s+(?:of\s+)?{_YEAR})\b", _month_or_year),
         ("digit", rf"(?P<m>\b{_IN}(?:the\s+year\s+)?{_YEAR})\b", _month_or_year),

@@ -1,5 +1,6 @@
 """The words around a time expression that change how it is read (``ingestion.temporal``): a future cue
-before it in the same sentence, "since"/"until" before a bare month or year, "every" before a habit."""
+before it in the same sentence, a present "is" or a rescheduling right before it, "since"/"until" before a
+bare month or year, "every" before a habit."""
 
 from __future__ import annotations
 
@@ -39,14 +40,28 @@ _ARRANGEMENT_CUE = re.compile(
     rf"(?:\s+[^\s.!?]+){{0,{ARRANGEMENT_GAP_WORDS}}}\s+$",
     re.I,
 )
+#: Right before the date, a present "is" ("My flight is on March 12", "The deadline's Friday", "Her party is
+#: May 20") or a rescheduling ("pushed to Thursday", "moved the launch to the 14th", "due Monday") states
+#: what is coming:
+#: a past event is told with "was". Only filler words may stand between ("is now set for", "is still on").
+_SCHEDULED_CUE = re.compile(
+    r"(?:\b(?:is|are)|\w['’](?:s|re)|\bdue"
+    r"|\b(?:pushed|moved|postponed|rescheduled|delayed|bumped|changed|shifted|brought)"
+    r"(?:\s+[\w'’-]+){0,4}?\s+(?:to|until|till|for))"
+    r"(?:\s+(?:now|still|actually|due|set|scheduled|planned|booked|on|for|at|until|till))*\s+$",
+    re.I,
+)
 #: "every Friday", "each spring": a habit, not a date (resolving it stored "deploys every on 27 February").
 _RECURRING = re.compile(r"\b(?:every|each)(?:\s+other)?\s+$", re.IGNORECASE)
 
 
 def future(text: str, start: int) -> bool:
-    """A future cue ("will", "going to", an arrangement's progressive) in the sentence before ``start``."""
+    """A future cue ("will", "going to", an arrangement's progressive) in the sentence before ``start``, or a
+    present "is" or a rescheduling right before it."""
     sentence_start = max(text.rfind(c, 0, start) for c in _SENTENCE_ENDS) + 1
     if _FUTURE_CUE.search(text, sentence_start, start) is not None:
+        return True
+    if _SCHEDULED_CUE.search(text, sentence_start, start) is not None:
         return True
     return _ARRANGEMENT_CUE.search(text, sentence_start, start) is not None
 

@@ -57,6 +57,9 @@ PREDICATES: Final[dict[str, str]] = {
     "age": "the subject's age",
     "name": "the subject's own name",
     "birthday": "the subject's birthday",
+    "wakes_up": "the time the subject gets up on a usual day",
+    "bedtime": "the time the subject goes to bed on a usual day",
+    "preferred_name": "what the subject wants to be called",
     # work and study
     "works_at": "current employer",
     "job_title": "current job title / occupation",
@@ -165,6 +168,9 @@ SINGLE_VALUED: Final[frozenset[str]] = frozenset(
         "relationship_status",
         "manager",
         "main_language",
+        "wakes_up",
+        "bedtime",
+        "preferred_name",
     }
 )
 

@@ -57,6 +57,7 @@ from ingestion.extractors.rules_instructions import (
     condition_of,
     instruction,
     instruction_fact,
+    preferred_name,
     states_beside,
 )
 from ingestion.extractors.rules_lets import TEMPLATE as LETS_TEMPLATE
@@ -66,6 +67,7 @@ from ingestion.extractors.rules_patterns import speaker_facts
 from ingestion.extractors.rules_patterns_other import other_facts, possessive_facts
 from ingestion.extractors.rules_relations import relation_facts
 from ingestion.extractors.rules_rewrite import ASSISTANT_DISPLAY, Renderer, Speakers
+from ingestion.extractors.rules_settings import new_setting
 from ingestion.extractors.summary import summarise
 
 #: Words that join a statement to the instruction after it ("I'm vegan, so please never …").
@@ -78,6 +80,10 @@ PERSON_ROLES: Final = frozenset({"user"})
 
 def _facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
     if clause.subject_kind in ("speaker", "implicit"):
+        setting = new_setting(clause)
+        if setting is not None:  # "I bumped the batch size to 64": "User's batch size is 64."
+            thing, fact = setting
+            return f"{speakers.subject}'s {thing}", [fact]
         return speakers.subject, speaker_facts(clause)
     if clause.subject_kind == "possessive":
         return possessive_facts(clause, speakers, f"{speakers.subject}'s")
@@ -93,6 +99,13 @@ def _states_a_name(clause: Clause) -> bool:
 
 
 def _clause_candidates(clause: Clause, ctx: MessageContext) -> list[CandidateOut]:
+    called = preferred_name(clause) if clause.subject_kind == "other" else None
+    if called is not None:  # "Please call me Bob."
+        span = (clause.start_char, clause.end_char)
+        cand = build_candidate(
+            ctx, called, ctx.speakers.subject, clause.tokens, span, clause=clause, primary=True
+        )
+        return [cand] if cand is not None else []
     choice = lets_choice(clause) if clause.subject_kind == "other" else None
     if choice is not None:  # "Let's use Tailwind for the styling."
         value = ctx.renderer.render(choice).strip(" .,!")
@@ -169,6 +182,8 @@ def _instruction_candidate(found: Found, ctx: MessageContext) -> CandidateOut | 
     tokens, opener, lead = found
     condition = condition_of(tokens)
     main = tuple(t for t in tokens if t not in condition)
+    while main and main[0].is_punct:  # the comma after a condition said first
+        main = main[1:]
     fact = instruction_fact(ctx.renderer.render(main), ctx.renderer.render(condition), opener, lead)
     span = (tokens[0].idx, tokens[-1].idx + len(tokens[-1]))
     return build_candidate(ctx, fact, ctx.speakers.subject, tokens, span, clause=None, primary=True)

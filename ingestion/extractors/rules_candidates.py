@@ -28,7 +28,7 @@ from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_filters import hedged
 from ingestion.extractors.rules_grammar import Fact
 from ingestion.extractors.rules_mentions import clean_name, dedupe, entity_mentions, object_mention
-from ingestion.extractors.rules_rewrite import Renderer, Speakers
+from ingestion.extractors.rules_rewrite import Renderer, Speakers, third_person
 from ingestion.extractors.rules_scoring import confidence, importance
 
 #: Claims for the second and later facts of one clause (the first uses the clause itself).
@@ -62,6 +62,9 @@ SECONDARY_TEMPLATES: Final = {
     "plans_to": "{s} plans to {o}.",
     "decided": "{s} decided on {o}.",
     "uses": "{s} uses {o}.",
+    "wakes_up": "{s} gets up at {o}.",
+    "bedtime": "{s} goes to bed at {o}.",
+    "preferred_name": "{s} wants to be called {o}.",
     "main_language": "{s} mainly programs in {o}.",
     "manager": "{s}'s manager is {o}.",
     "left": "{s} left {o}.",
@@ -170,10 +173,11 @@ def secondary_claim(predicate: str, subject: str, value: str) -> str:
     """A short templated claim; an ending reads "<s> no longer <state>" ("User no longer uses Notion.")."""
     base = ending_base(predicate)
     if base is not None:
-        state = SECONDARY_TEMPLATES.get(base, "{s} " + base.replace("_", " ") + " {o}.")
-        if state.startswith("{s} "):
+        state = SECONDARY_TEMPLATES.get(base)
+        if state is not None and state.startswith("{s} "):
             return state.replace("{s} ", "{s} no longer ", 1).format(s=subject, o=value)
-        return f"{subject} no longer {base.replace('_', ' ')} {value}."
+        verb, *rest = base.split("_")  # a generic predicate is a verb's lemma: "User no longer does French."
+        return " ".join([subject, "no longer", third_person(verb), *rest, value]) + "."
     template = SECONDARY_TEMPLATES.get(predicate, DEFAULT_TEMPLATE)
     return template.format(s=subject, o=value, p=predicate.replace("_", " "))
 
@@ -198,6 +202,8 @@ def build_candidate(
 ) -> CandidateOut | None:
     """One candidate; None when the fact has no usable object."""
     value = object_value(fact, ctx)
+    if not value and fact.template is not None and fact.object_tokens:  # a date is the value: "… is 15 June"
+        value = ctx.renderer.render(fact.object_tokens).strip(" .,!")
     if fact.specific and not value and ending_base(fact.predicate) is None:  # "I quit my job": no object
         return None
     predicate = normalise_predicate(fact.predicate)

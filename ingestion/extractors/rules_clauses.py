@@ -10,6 +10,9 @@ Choices:
   it") unless it comes *before* its head (the parser's reading of a comma splice) or hangs off a hedge verb
   ("I think I'm moving" → the hedged clause "I'm moving") or off a subjectless (imperative) head ("Please
   note I'm allergic to peanuts").
+* Three more cuts the parser's tree hides: a subjectless past report with its object spliced to the next
+  clause with a comma ("Sold the Civic, I'm driving a Tesla now"), a request joined to a statement ("I get
+  up at 6, and please call me Kate") and a clause hung under a label's colon ("Quick update: I moved").
 * What does not belong to a claim at a clause's start and end is trimmed (``rules_trim``: discourse words,
   connectives, asides, labels, vocatives, trailing punctuation).
 * Each clause gets a subject kind: ``speaker`` (I/we, or a coordination that includes "I": "my wife and I
@@ -77,9 +80,15 @@ def clause_heads(sent: Span) -> list[Token]:
     """The sentence root plus the heads of coordinated / spliced clauses with their own subject."""
     heads = [sent.root]
     for tok in sent:
+        if spliced_report(tok) and _speaker_head(sent.root):
+            heads.append(tok)  # "Sold the Civic, I'm driving a Tesla now" → "Sold the Civic"
+            continue
+        if tok.dep_ == "conj" and subject_of(tok) is None and any(c.lower_ == "please" for c in tok.children):
+            heads.append(tok)  # "I get up at 6, and please call me Kate": a request, not the speaker's act
+            continue
         if tok.i == sent.root.i or subject_of(tok) is None or tok.pos_ not in ("VERB", "AUX"):
             continue
-        if tok.dep_ in SPLIT_DEPS:
+        if tok.dep_ in SPLIT_DEPS or labelled(tok):
             heads.append(tok)
         elif tok.dep_ == "advcl" and _speaker_head(tok) and not _speaker_head(sent.root):
             heads.append(tok)  # "It's been tough since I lost my job" → "I lost my job"
@@ -91,6 +100,26 @@ def clause_heads(sent: Span) -> list[Token]:
         ):
             heads.append(tok)
     return sorted(heads, key=lambda t: t.i)
+
+
+def labelled(tok: Token) -> bool:
+    """A clause after a label's colon that the parser hung under the label ("Quick update: these days I get
+    up at 7:15", with "get" read as a modifier of "update")."""
+    if tok.dep_ not in ("acl", "relcl", "appos") or tok.head.dep_ != "ROOT":
+        return False
+    return any(t.text == ":" for t in tok.doc[tok.head.i + 1 : tok.i])
+
+
+def spliced_report(tok: Token) -> bool:
+    """A subjectless past report with its object, first in a sentence and spliced to the next clause with a
+    comma: "Sold the Civic, I'm driving a Tesla now" (the parser hangs it under the second clause as a
+    participle; "Born in Ohio, I …" has no object and stays a participle)."""
+    if tok.dep_ != "advcl" or tok.tag_ not in ("VBD", "VBN") or tok.i != tok.sent.start:
+        return False
+    if not any(c.dep_ == "dobj" for c in tok.children):
+        return False
+    end = max(t.i for t in tok.subtree) + 1
+    return end < len(tok.doc) and tok.doc[end].text == ","
 
 
 def framed(tok: Token) -> bool:
@@ -138,15 +167,16 @@ def _leading_adverb(tok: Token, head: Token) -> bool:
 
 def _subject_kind(head: Token, subject: Token | None, tokens: list[Token]) -> SubjectKind:
     if subject is not None:
-        if is_first_person(subject) or any(is_first_person(c) for c in subject.conjuncts):
+        subjects = [c for c in head.children if c.dep_ in SUBJECT_DEPS]  # "Sara and I" parsed as two at times
+        if any(is_first_person(c) for s in subjects for c in (s, *s.conjuncts)):
             return "speaker"  # "I ...", "My wife and I moved to Denver", "John and I both love hiking"
         if owned_by_speaker(subject):
             return "possessive"
         return "other"
     first = tokens[0]
     past = next((t for t in tokens if not _leading_adverb(t, head)), first)
-    if past.tag_ == "VBD" and past.i == head.i:
-        return "implicit"  # "Went hiking yesterday.", "Just got back from a run."
+    if (past.tag_ == "VBD" and past.i == head.i) or spliced_report(head):
+        return "implicit"  # "Went hiking yesterday.", "Just got back from a run.", "Sold the Civic, …"
     if first.lower_ == "been" or (first.lower_ in _CASUAL_FUTURE and first.i <= head.i):
         return "implicit"  # "Been reading a lot." / "Gonna start a new job."
     return "other"

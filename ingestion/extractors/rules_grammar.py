@@ -80,14 +80,24 @@ def is_progressive(head: Token) -> bool:
 
 
 def phrase(tok: Token, clause: Clause) -> tuple[Token, ...]:
-    """The subtree of ``tok`` inside the clause, without leading determiners or edge punctuation."""
+    """The subtree of ``tok`` inside the clause, without leading determiners or edge punctuation, nor times
+    ("every morning"), except a time that names a kind of the thing ("morning meetings")."""
     inside = {t.i for t in clause.tokens}
-    toks = [t for t in tok.subtree if t.i in inside and (t.i == tok.i or t.ent_type_ not in TIME_LABELS)]
+    toks = [
+        t
+        for t in tok.subtree
+        if t.i in inside and (t.i == tok.i or t.ent_type_ not in TIME_LABELS or _kind_of(t, tok))
+    ]
     while toks and (toks[0].lower_ in OBJECT_LEADING_DROP and toks[0].i != tok.i or toks[0].is_punct):
         toks = toks[1:]
     while toks and (toks[-1].is_punct or toks[-1].pos_ in ("CCONJ", "SPACE")):
         toks = toks[:-1]
     return tuple(toks)
+
+
+def _kind_of(mod: Token, noun: Token) -> bool:
+    """``mod`` modifies ``noun`` directly, before it: "*morning* meetings", "*weekend* plans"."""
+    return mod.head.i == noun.i and mod.i < noun.i and mod.dep_ in ("compound", "amod", "nmod")
 
 
 def core(tok: Token) -> tuple[Token, ...]:

@@ -4,14 +4,18 @@ relies on weeks later, so each becomes one preference memory in the user's words
 condition first ("When User asks about log rotation, User wants the assistant to always give User a shell
 one-liner.").
 
-Recognised by form, not topic: an imperative (a base-form verb) after "always" or "never", or after an
-opener that makes it standing ("from now on", "going forward", "in future"), optionally after "please"; or
-"don't" before a verb of what the assistant writes ("Don't use emojis", "Please do not repeat my question":
-said as "never use emojis"; "Don't forget the tent" is a one-off request, ``OUTPUT_VERBS``).
+Recognised by form, not topic: an imperative (a base-form verb) after "always" or "never" (a condition may
+come first: "When I ask about X, always …"), or after an opener that makes it standing ("from now on",
+"going forward", "in future"), optionally after "please"; or "don't" before a verb of what the assistant
+writes ("Don't use emojis", "Please do not repeat my question": said as "never use emojis"; "Don't forget
+the tent" is a one-off request, ``OUTPUT_VERBS``).
 The small tagger often reads a sentence-initial verb that is also a noun or an adjective as one ("Always
 *state* the base cases", "Always *store* dates in UTC", "Always *close* with a table"): right after
 "always"/"never" or an opener nothing but a verb fits, so a word the lemmatizer knows as a verb counts there
 ("From now on, *reply* in Portuguese").
+"Call me Bob" (or "you can call me Bob") is what the user wants to be called: ``preferred_name``, single-
+valued, so "Actually, call me Rob" later replaces it. "Don't call me Bob" and "my friends call me Bob" are
+not.
 The instruction's own clause and its conditions ("when I ask about …") yield nothing else; a statement it
 carries does ("Always remember that my sister lives in Porto": also "User's sister lives in Porto").
 """
@@ -23,7 +27,7 @@ from typing import Final
 from spacy.tokens import Span, Token
 
 from ingestion.extractors.rules_clauses import Clause
-from ingestion.extractors.rules_grammar import Fact
+from ingestion.extractors.rules_grammar import Fact, is_negated, name_of
 from ingestion.extractors.rules_lexicon import words
 from ingestion.extractors.rules_nlp import verb_forms
 
@@ -44,8 +48,11 @@ OUTPUT_VERBS: Final = words(
     """
 )
 #: Words that may come before the instruction.
-LEAD_INS: Final = frozenset({"please", "also", "and", "ok", "okay", "so"})
+LEAD_INS: Final = frozenset({"please", "also", "and", "ok", "okay", "so", "actually"})
 PREDICATE: Final = "instructs_assistant"
+NAME_PREDICATE: Final = "preferred_name"
+NAME_TEMPLATE: Final = "{s} wants to be called {o}."
+_NAME_DEPS: Final = frozenset({"oprd", "attr", "dobj", "npadvmod", "appos"})
 TEMPLATE: Final = "{s} wants the assistant to {o}"
 
 
@@ -85,14 +92,29 @@ def instruction(sent: Span) -> Found | None:
     ``sent`` is not a standing instruction."""
     tokens = _words(sent)
     i = _past_lead_ins(tokens, 0)
+    condition = None
+    if i < len(tokens) and tokens[i].lower_ in CONDITIONS:  # "When I ask about X, always answer in Y"
+        condition = tokens[i].i
+        comma = next((k for k in range(i, len(tokens)) if tokens[k].text == ","), None)
+        i = _past_lead_ins(tokens, comma + 1) if comma is not None else len(tokens)
     opener = _opener_at(tokens, i)
     if opener is not None:
         i = _past_lead_ins(tokens, i + len(opener))
-    found = _from(tokens, i, opener)
+    trailing = None
+    if opener is None and condition is None:  # "Give me detailed answers from now on.": said where it is
+        trailing = next((o for o in OPENERS if _ends_with(tokens, o)), None)
+    found = _from(tokens, i, opener or trailing, condition)
+    if found is not None and trailing is not None:
+        found = (found[0], "", found[2])
     if found is None and opener is None:  # "I'm allergic to shellfish, so please never suggest …"
         later = next((k for k in range(1, len(tokens)) if _gives_way(tokens, k)), None)
         found = _from(tokens, _past_lead_ins(tokens, later + 1), None) if later is not None else None
     return found
+
+
+def _ends_with(tokens: list[Token], phrase: tuple[str, ...]) -> bool:
+    words = [t.lower_ for t in tokens if not t.is_punct]
+    return tuple(words[-len(phrase) :]) == phrase
 
 
 def _past_lead_ins(tokens: list[Token], i: int) -> int:
@@ -109,8 +131,11 @@ def _gives_way(tokens: list[Token], k: int) -> bool:
     return word == "please" and (before.is_punct or before.lower_ in ("and", "but", "so"))
 
 
-def _from(tokens: list[Token], i: int, opener: tuple[str, ...] | None) -> Found | None:
-    """The instruction starting at ``tokens[i]`` (after ``opener``, if any), or None."""
+def _from(
+    tokens: list[Token], i: int, opener: tuple[str, ...] | None, condition: int | None = None
+) -> Found | None:
+    """The instruction starting at ``tokens[i]`` (after ``opener``, if any), or None; ``condition``: where a
+    condition said before it starts (its words are the instruction's too)."""
     if i >= len(tokens):
         return None
     start = i
@@ -128,11 +153,14 @@ def _from(tokens: list[Token], i: int, opener: tuple[str, ...] | None) -> Found 
     if i >= len(tokens) or not _imperative(tokens[i], after_standing=standing or opener is not None):
         return None
     verb = tokens[i]
+    if verb.lemma_.lower() == "call" and any(c.lower_ == "me" for c in verb.children):
+        return None  # "From now on, call me Kate": the name to be called by (preferred_name)
     # the verb's own words, without a clause set beside it; a verb the tagger misread heads nothing: the rest
     words = verb.subtree if verb.tag_ in ("VB", "VBP") else tokens[start:]
     beside = {t.i for child in verb.children if _own_clause(child) for t in child.subtree}
-    body = [t for t in words if t.i >= tokens[start].i and t.i not in beside]
-    while body and body[-1].is_punct:  # "…, | I hate them."
+    first = min(tokens[start].i, condition) if condition is not None else tokens[start].i
+    body = [t for t in words if t.i >= first and t.i not in beside]
+    while body and (body[-1].is_punct or body[-1].lower_ == "please"):  # "…, | I hate them.", "…, please."
         body.pop()
     return tuple(body), " ".join(opener or ()), lead
 
@@ -192,3 +220,16 @@ def states_beside(clause: Clause) -> bool:
     if clause.subject is None or clause.subject_kind == "implicit":
         return False
     return not any(c.dep_ in ("mark", "advmod") and c.lower_ in CONDITIONS for c in clause.head.children)
+
+
+def preferred_name(clause: Clause) -> Fact | None:
+    """ "Call me Bob", "you can call me Bob" → ``preferred_name`` Bob (module doc)."""
+    head = clause.head
+    if head.lemma_.lower() != "call" or is_negated(head):
+        return None
+    if clause.subject is not None and clause.subject.lower_ != "you":
+        return None  # "my friends call me Lizzie": a nickname, not what the assistant should say
+    if not any(c.dep_ == "dobj" and c.lower_ == "me" for c in head.children):
+        return None
+    name = next((c for c in head.children if c.dep_ in _NAME_DEPS and c.pos_ == "PROPN"), None)
+    return Fact(NAME_PREDICATE, "preference", name_of(name), template=NAME_TEMPLATE) if name else None

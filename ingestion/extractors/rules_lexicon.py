@@ -186,3 +186,23 @@ PROGRAMMING_LANGUAGES: Final = words(
 
 #: Words for all meat: not eating it is a vegetarian diet ("I stopped eating meat").
 MEAT_WORDS: Final = words("meat")
+
+#: Kinds of value a standing instruction sets, one word each: a new word of the same kind replaces the old
+#: one ("always reply in English" → "from now on, reply in German"; "keep it brief" → "be detailed").
+INSTRUCTION_VALUE_KINDS: Final = (
+    words(
+        """
+        english german french spanish portuguese italian dutch polish russian ukrainian turkish arabic hebrew
+        hindi bengali urdu chinese mandarin cantonese japanese korean vietnamese thai indonesian malay
+        swedish norwegian danish finnish greek czech hungarian romanian catalan
+        """
+    ),
+    words("metric imperial"),
+    words("formal informal casual"),
+    words("brief short concise detailed long thorough"),
+    words("celsius fahrenheit"),
+    words("british american"),
+)
+
+#: Parts of an employer one is moved to, not a home ("I've been moved to the search team").
+WORKPLACE_NOUNS: Final = words("office department division branch project role position shift unit squad")

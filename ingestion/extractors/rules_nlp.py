@@ -89,6 +89,23 @@ def verb_forms() -> frozenset[str]:
     return frozenset(lemmatizer.lookups.get_table("lemma_index")["verb"])  # type: ignore[attr-defined]
 
 
+#: Prefixes of verbs whose past the lemmatizer knows only without them ("rewrote": "wrote").
+VERB_PREFIXES: Final = ("re", "over", "under", "out", "mis", "up", "with", "fore", "be")
+
+
+@functools.cache
+def is_irregular_past(word: str) -> bool:
+    """An irregular past form ("wrote", "rewrote", "overslept") that the tagger may read as a present: not a
+    base form, and the lemmatizer's exceptions know it, or it without a verb prefix."""
+    low = word.lower()
+    if low in verb_forms():
+        return False
+    lemmatizer = get_nlp().get_pipe("lemmatizer")
+    exceptions = lemmatizer.lookups.get_table("lemma_exc")["verb"]  # type: ignore[attr-defined]
+    stems = [low, *(low[len(p) :] for p in VERB_PREFIXES if low.startswith(p))]
+    return any(stem in exceptions and stem not in exceptions[stem] for stem in stems)
+
+
 def parse_all(texts: Iterable[str]) -> list[Doc]:
     """Tag, parse and lemmatise texts in batched passes (no NER: see :func:`add_entities`), shared with
     helper threads (:func:`in_parts`). ``disable`` skips NER for this call only (``select_pipes`` would

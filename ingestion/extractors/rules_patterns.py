@@ -45,9 +45,12 @@ from ingestion.extractors.rules_lexicon import (
     GROUP_NOUNS,
     PET_NOUNS,
     RELATION_NOUNS,
+    WORKPLACE_NOUNS,
 )
 from ingestion.extractors.rules_patterns_be import copula_facts, job_noun_facts, possession_facts
-from ingestion.extractors.rules_patterns_change import change_facts
+from ingestion.extractors.rules_patterns_change import change_facts, instead_endings
+from ingestion.extractors.rules_routines import routine_facts
+from ingestion.temporal import WEEKDAYS
 
 #: Fewest content words (besides the subject) a generic clause needs to be kept.
 MIN_SUBSTANTIVE_WORDS: Final = 1
@@ -107,6 +110,7 @@ VERB_RULES: Final[tuple[VerbRule, ...]] = (
     _row("opt settle", "decided", "decision", "prep:for,on", "xcomp"),
     _row("plan intend aim", "plans_to", "decision", "xcomp", "prep:on", "dobj"),
     _row("become turn go switch", "diet", "event", "acomp", "attr", "dobj", "oprd", "prep:to"),
+    _row("turn", "age", "event", "dobj", "attr", "npadvmod"),  # "I just turned 30", "my son turned 5"
     _row("go", "plans_to", "decision", "xcomp", progressive_only=True),
     _row("go", "hobby", "fact", "xcomp", present_only=True),
     _row("go travel fly drive head", "visited", "event", "prep:to", past_only=True),
@@ -143,6 +147,19 @@ def _diet_word(obj: Token) -> str | None:
 def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None] | None:
     """Adjust a row's predicate to its object (None rejects the row); second item = literal object value."""
     pred = rule.predicate
+    if pred == "age":
+        return (pred, obj.text) if obj.like_num else None
+    if pred in ("lives_in", "visited") and (
+        obj.ent_type_ in ("DATE", "TIME") or obj.lower_.removesuffix("s") in WEEKDAYS
+    ):
+        return None  # "the meeting got moved to Thursday" is no move home
+    if pred == "lives_in" and obj.lemma_.lower() in GROUP_NOUNS | WORKPLACE_NOUNS:
+        return None  # "I've been moved to the search team", "… to the Munich office"
+    moved = (
+        first_child(obj.head.head, "dobj") if obj.head.head.lemma_.lower() in ("move", "relocate") else None
+    )
+    if pred == "lives_in" and moved is not None and moved.pos_ in ("NOUN", "PROPN"):
+        return None  # "I moved the meeting to the big room": something else moved
     if pred == "diet":
         word = _diet_word(obj)
         return (pred, word) if word else None
@@ -275,6 +292,9 @@ def _positive_facts(clause: Clause) -> list[Fact]:
     """The clause's usual facts read as if it were not negated (for endings: "I don't work at X anymore")."""
     if clause.head.lemma_.lower() == "be":
         return copula_facts(clause, positive=True)
+    routine = routine_facts(clause)  # "I've started waking up at 5:45", "I stopped getting up at 6"
+    if routine:
+        return routine
     return verb_facts(clause, positive=True) + possession_facts(clause) + job_noun_facts(clause)
 
 
@@ -290,6 +310,10 @@ def speaker_facts(clause: Clause) -> list[Fact]:
         if changed is not None:
             facts += changed
             continue
+        routine = routine_facts(part)
+        if routine:
+            facts += routine
+            continue
         if head.lemma_.lower() == "be":
             facts += copula_facts(part)
         else:
@@ -298,4 +322,4 @@ def speaker_facts(clause: Clause) -> list[Fact]:
     if not facts:
         fallback = generic_fact(clause)
         facts = [fallback] if fallback is not None else []
-    return facts
+    return instead_endings(clause, facts)

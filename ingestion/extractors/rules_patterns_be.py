@@ -56,6 +56,14 @@ def _age(clause: Clause) -> str | None:
     return None
 
 
+def _has_an_age(clause: Clause) -> bool:
+    """The clause is about the speaker, a relative or a pet: a bare number after "is" is then an age."""
+    if clause.subject_kind == "speaker":
+        return True
+    noun = clause.subject.lemma_.lower() if clause.subject is not None else ""
+    return noun in RELATION_NOUNS or noun in PET_NOUNS
+
+
 def _named(name: Token, clause: Clause) -> bool:
     """ "I'm Ana": a word spelled as a name follows the copula directly ("I'm binge-watching Severance" is
     no name, and neither is "my base case is n=2" or "my slope is m")."""
@@ -100,7 +108,7 @@ def _attr_facts(clause: Clause, attr: Token) -> list[Fact]:
         return [Fact("likes", "preference", phrase(obj, clause))] if obj is not None else []
     if low in DIETS:
         return [Fact("diet", "fact", object_text=low)]
-    if attr.like_num:
+    if attr.like_num and _has_an_age(clause):  # "I'm 34", "my son is 4"; not "my budget is $2,000"
         return [Fact("age", "fact", object_text=attr.text)]
     if lemma == "student":
         school = prep_object(attr, ("at", "in"))

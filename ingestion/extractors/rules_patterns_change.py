@@ -10,6 +10,12 @@ reconcile matches against the live memory it ends.
   X; any other X → ``uses`` X, and "from Y" → ``no_longer_uses`` Y. A diet ("switched to vegan") is left
   to the verb table (``diet``), a place ("moved to Denver"; a place by the NER or by name:
   ``ingestion.extractors.places``) to ``lives_in``, as is a home in one ("moved into a flat in Leeds").
+* "I replaced / swapped / dropped / ditched X for (with) Y", Y named → ``left`` X and ``uses`` Y; "I got rid
+  of X" → ``left`` X. A value
+  said to hold now "instead of / rather than Y" ends Y for the same predicate ("I'm learning Japanese now
+  instead of Spanish" → ``studies`` Japanese and ``no_longer_studies`` Spanish); without "now" it is a
+  choice, and Y may never have held ("I use Postgres rather than MySQL").
+* "I got promoted to X" → ``job_title`` X; "I graduated from X" → ``left`` X (ends ``studies_at`` X).
 * "I moved in with ... in X" → ``lives_in`` X. "I report to X" → ``manager`` X (see ``rules_relations``
   for "my new manager is X").
 * Endings. "I no longer / don't ... anymore / am not ... anymore" + a pattern the other modules know →
@@ -21,7 +27,8 @@ reconcile matches against the live memory it ends.
 * "I left / quit / sold / gave up / gave away / dropped X" → ``left`` X (reconcile ends whatever live
   memory of a state names X: employer, home, school, group, partner, a thing owned, a habit such as
   "drinks coffee"); "I quit my job (at X)" → ``left`` X, or ``no_longer_works_at`` with no object (ends
-  the current employer) when no employer is named. "I broke up with X", "I divorced X" → ``left`` X.
+  the current employer) when no employer is named. "I broke up with X", "X and I broke up", "I divorced X"
+  → ``left`` X.
 * "I started V-ing ..." ("I've started working at Figma") → V's own pattern.
 
 Anything else returns no facts and the clause goes through the usual patterns.
@@ -35,11 +42,12 @@ from typing import Final
 
 from spacy.tokens import Token
 
-from ingestion.extractors.places import is_place_name
+from ingestion.extractors.places import is_place_name, is_small_place_name
 from ingestion.extractors.predicates import LEFT, NO_LONGER_PREFIX, is_single_valued
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_grammar import (
     Fact,
+    core,
     first_child,
     is_negated,
     name_of,
@@ -55,6 +63,7 @@ from ingestion.extractors.rules_lexicon import (
     MEAT_WORDS,
     PROGRAMMING_LANGUAGES,
 )
+from ingestion.temporal import WEEKDAYS
 
 FactReader = Callable[[Clause], list[Fact]]
 
@@ -65,6 +74,11 @@ STOP_PHRASALS: Final = frozenset(
 )
 LEAVE_VERBS: Final = frozenset({"leave", "quit", "divorce", "exit", "sell"})
 SWITCH_VERBS: Final = frozenset({"switch", "move", "migrate", "change", "transition", "convert"})
+#: Verbs that put one named thing in another's place: "replaced Jira with Linear", "dropped Jira for Linear".
+REPLACE_VERBS: Final = frozenset({"replace", "swap", "trade", "ditch", "drop", "exchange"})
+REPLACEMENT_PREPS: Final = ("for", "with")
+#: Words that name the value a clause's own replaces: "instead of Spanish", "rather than Spanish".
+INSTEAD_WORDS: Final = {"instead": "of", "rather": "than"}
 #: What one moves into when one moves house: "we moved into a flat in Leeds".
 HOME_NOUNS: Final = frozenset({"flat", "apartment", "house", "home", "place", "condo", "studio", "townhouse"})
 START_VERBS: Final = frozenset({"start", "begin"})
@@ -141,9 +155,70 @@ def _left(clause: Clause, obj: Token) -> list[Fact]:
     return [Fact(LEFT, ENDING_KIND, _unowned(phrase(obj, clause)))]
 
 
+#: Words that set the thing one leaves apart from its successor, not part of its name ("my old Kindle").
+FORMER_WORDS: Final = frozenset({"old", "previous", "former", "current"})
+
+
 def _unowned(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
-    """ "my Honda Civic" → "Honda Civic": the thing, as a memory of it names it."""
-    return tuple(t for t in tokens if not (t.dep_ == "poss" and t.lower_ in ("my", "our")))
+    """ "my old Honda Civic" → "Honda Civic": the thing, as a memory of it names it."""
+    return tuple(
+        t
+        for t in tokens
+        if not (t.dep_ == "poss" and t.lower_ in ("my", "our"))
+        and not (t.dep_ == "amod" and t.lower_ in FORMER_WORDS)
+    )
+
+
+def _replace_facts(clause: Clause) -> list[Fact] | None:
+    """ "I replaced Jira with Linear", "we dropped Jira for Linear": the old thing left, the new one used."""
+    head = clause.head
+    old = first_child(head, "dobj")
+    if head.lemma_.lower() not in REPLACE_VERBS or old is None or is_negated(head) or particle(head):
+        return None
+    new = prep_object(head, REPLACEMENT_PREPS) or prep_object(old, REPLACEMENT_PREPS)
+    if new is None or new.pos_ != "PROPN":
+        return None
+    return [Fact(LEFT, ENDING_KIND, _unowned(phrase(old, clause))), Fact("uses", "event", name_of(new))]
+
+
+def _instead(clause: Clause) -> tuple[Token, Token] | None:
+    """The "instead" / "rather" of the clause and the value it names ("instead of Spanish" → Spanish)."""
+    for k, word in enumerate(clause.tokens[:-2]):
+        link = clause.tokens[k + 1]
+        if word.lower_ not in INSTEAD_WORDS or link.lower_ != INSTEAD_WORDS[word.lower_]:
+            continue
+        other = first_child(link, "pobj") or next(
+            (t for t in clause.tokens[k + 2 :] if t.pos_ in ("NOUN", "PROPN")), None
+        )
+        return (word, other) if other is not None else None
+    return None
+
+
+def instead_endings(clause: Clause, facts: list[Fact]) -> list[Fact]:
+    """The clause's facts without their "instead of Y" part, each with the ending of Y (module doc)."""
+    found = _instead(clause)
+    if found is None:
+        return facts
+    word, other = found
+    kept = [replace(f, object_tokens=tuple(t for t in f.object_tokens if t.i < word.i)) for f in facts]
+    if not any(t.lower_ in NOW_WORDS for t in clause.tokens):
+        return kept  # "I use Postgres rather than MySQL" is a choice; MySQL may never have been used
+    endings = [
+        Fact(NO_LONGER_PREFIX + f.predicate, ENDING_KIND, _name_or_phrase(other, clause))
+        for f in kept
+        if f.predicate not in (LEFT, "plans_to") and not f.predicate.startswith(NO_LONGER_PREFIX)
+    ]
+    return kept + endings
+
+
+def _rid_facts(clause: Clause) -> list[Fact] | None:
+    """ "I got rid of my standing desk" → ``left`` standing desk."""
+    head = clause.head  # "rid" is the head, after "got" as a passive's auxiliary, or "got"'s complement
+    rid = head if head.lower_ == "rid" else next((c for c in head.children if c.lower_ == "rid"), None)
+    if rid is None or is_negated(head):
+        return None
+    obj = prep_object(rid, ("of",)) or prep_object(head, ("of",))
+    return [Fact(LEFT, ENDING_KIND, _unowned(phrase(obj, clause)))] if obj is not None else None
 
 
 def _stop_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
@@ -161,7 +236,8 @@ def _stop_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     if partner is not None:
         return [Fact(LEFT, ENDING_KIND, phrase(partner, clause))]  # "broke up with Sam"
     if phrasal and prt == "up" and lemma != "give" and clause.subject is not None:
-        together = [c for c in (clause.subject, *clause.subject.conjuncts) if c.pos_ == "PROPN"]
+        subjects = [c for c in head.children if c.dep_ == "nsubj"]  # "Sara and I" is two subjects at times
+        together = [c for s in subjects for c in (s, *s.conjuncts) if c.pos_ == "PROPN"]
         if together:  # "Alex and I broke up"
             return [Fact(LEFT, ENDING_KIND, name_of(together[0]))]
     obj = first_child(head, "dobj")
@@ -179,10 +255,13 @@ def _switch_facts(clause: Clause) -> list[Fact] | None:
     if head.lemma_.lower() not in SWITCH_VERBS or is_negated(head):
         return None
     source = next((c for c in head.children if c.dep_ == "prep" and c.lower_ in FROM_PREPS), None)
-    old = prep_object(head, FROM_PREPS)
+    thing = first_child(head, "dobj")  # "migrated our hosting from AWS to Hetzner"
+    old = prep_object(head, FROM_PREPS) or (prep_object(thing, FROM_PREPS) if thing is not None else None)
     new = prep_object(head, ("to", "into")) or (prep_object(source, ("to", "into")) if source else None)
     if new is None or any(t.lower_ in DIETS for t in new.subtree):
         return None  # "switched to a vegan diet": the verb table's diet row
+    if new.ent_type_ in ("DATE", "TIME") or new.lower_.removesuffix("s") in WEEKDAYS:
+        return None  # "switched my gym day to Thursdays": a new time, not a tool
     if _is_language(new):
         facts = [_language_fact(new)]
     elif head.lemma_.lower() == "move" and new.lemma_.lower() in HOME_NOUNS:  # "into a flat in X"
@@ -198,8 +277,18 @@ def _switch_facts(clause: Clause) -> list[Fact] | None:
 
 
 def _a_place(tok: Token) -> bool:
-    """A place by the NER, or by name where the small model's NER misses it ("Bristol")."""
-    return tok.ent_type_ in ("GPE", "LOC", "FAC") or is_place_name(text_of(name_of(tok)))
+    """A place by name, where the small model's NER misses it ("Bristol"), or by the NER for several words
+    ("the Bay Area") or capitals ("NYC"). A one-word name the NER alone calls a place must be a town of
+    1,000 people or more: it tags "Neovim" and "Heroku" GPE. A town the NER misses and the first list does
+    not know stays a tool ("moved to Totnes"): taking every small town's name would read "moved to Vite"
+    or "moved to Oracle" as a move home, which ends where the user lives."""
+    name = name_of(tok)
+    text = text_of(name)
+    if is_place_name(text):
+        return True
+    if tok.ent_type_ not in ("GPE", "LOC", "FAC"):
+        return False
+    return len(name) > 1 or text.isupper() or is_small_place_name(text)
 
 
 def _name_or_phrase(tok: Token, clause: Clause) -> tuple[Token, ...]:
@@ -227,6 +316,17 @@ def _new_value_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     if lemma == "move" and particle(head) == "in":  # "I moved in with my girlfriend in Liverpool"
         place = next((t for t in clause.tokens if t.ent_type_ in ("GPE", "LOC") and t.pos_ == "PROPN"), None)
         return [Fact("lives_in", "event", name_of(place))] if place is not None else None
+    if lemma == "promote":  # "I got promoted to senior engineer"
+        title = prep_object(head, ("to",))
+        if title is not None:
+            return [Fact("job_title", "event", core(title))]
+        verb = first_child(head, "xcomp")  # "promoted to team lead", read as "to (team) lead"
+        if verb is None or not any(c.lower_ == "to" for c in verb.children):
+            return None
+        return [Fact("job_title", "event", tuple(t for t in verb.subtree if t.lower_ != "to"))]
+    if lemma == "graduate":  # "I graduated from MIT": the event, which ends studying there
+        school = prep_object(head, ("from",))
+        return [Fact(LEFT, "event", phrase(school, clause))] if school is not None else None
     if lemma == "report":
         boss = prep_object(head, ("to",))
         return (
@@ -275,6 +375,9 @@ def _negated_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
 def change_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     """Facts for a clause that states a change; None when it states none (``positive`` reads a clause's
     usual facts as if it were not negated)."""
+    replaced = _replace_facts(clause) or _rid_facts(clause)
+    if replaced is not None:
+        return replaced
     for reader in (_stop_facts, _negated_facts):
         found = reader(clause, positive)
         if found is not None:

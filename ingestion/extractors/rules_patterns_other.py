@@ -42,6 +42,7 @@ from ingestion.extractors.rules_lexicon import (
 )
 from ingestion.extractors.rules_patterns import speaker_facts
 from ingestion.extractors.rules_rewrite import Speakers
+from ingestion.extractors.rules_settings import new_amount
 
 FAVORITE_WORDS: Final = frozenset({"favorite", "favourite", "fave", "fav"})
 #: "my <noun> is X" → predicate.
@@ -126,7 +127,8 @@ def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> 
         return speakers.subject, []  # "my wife is Sara": a relationship, see rules_relations
     names = names_attached(subj)
     owner = text_of(names[0]) if names else f"{display_owner} {_owned_phrase(subj)}"
-    return owner, speaker_facts(clause)
+    changed = new_amount(clause)
+    return owner, [changed] if changed is not None else speaker_facts(clause)
 
 
 def _owned_phrase(subj: Token) -> str:

@@ -30,6 +30,7 @@ from typing import Final
 from spacy.tokens import Doc, Token
 
 from ingestion.extractors.base import USER_SUBJECT, TimeMention
+from ingestion.extractors.rules_nlp import is_irregular_past
 from ingestion.temporal import format_when
 
 #: How an unnamed user and the assistant are written in claims.
@@ -209,6 +210,8 @@ def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
             finite = _finite_verb(verb, tok)
             if finite.lower_ in SAME_PAST_FORMS and past_context:
                 continue  # "I quit the bakery and started at X": "quit" is past, not "quits"
+            if finite.tag_ == "VBP" and is_irregular_past(finite.text):
+                continue  # "We rewrote the frontend", tagged a present: not "rewrotes"
             if finite.i > tok.i and (finite.tag_ == "VBP" or finite.lower_ in ("were", "'re")):
                 out.add(finite.i)
             elif finite is verb and finite.tag_ == "VB" and verb.dep_ == "ROOT":

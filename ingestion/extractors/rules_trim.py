@@ -5,8 +5,10 @@
   list numbers ("1. I use vim"), asides ("thanks for the help,", "speaking of work,"; not "thanks to my
   sister,"), labels ("Update:", "Heads up -", "Here's what I have so far:"), conjunctions and vocatives (a
   participant's name used to address them) are trimmed from the start.
-* Trailing punctuation, a trailing "by the way", "too"/"either" and a link to the clause cut off after it
-  ("…, so") are trimmed from the end; a symbol that belongs to the number before it ("40%") is kept.
+* Trailing punctuation, a correction's rejected value (", not the 12th": "My flight is on the 14th, not the
+  12th" states the 14th; the number it rejects would read as a second value), a trailing "by the way",
+  "too"/"either" and a link to the clause cut off after it ("…, so") are trimmed from the end; a symbol
+  that belongs to the number before it ("40%") is kept.
 """
 
 from __future__ import annotations
@@ -102,6 +104,8 @@ _ARGUMENT_DEPS: Final = frozenset(
 _VOCATIVE_DEPS: Final = frozenset({"npadvmod", "intj", "dep", "vocative", "meta"})
 #: The only dependents a vocative name has (a surname, a comma).
 _VOCATIVE_CHILD_DEPS: Final = frozenset({"compound", "flat", "punct"})
+#: The longest ", not …" tail trimmed as the value a correction rejects.
+MAX_REJECTED_TOKENS: Final = 5
 #: A link to the clause cut off after it: "I prefer worked examples, so | can you show one?".
 _TRAILING_LINKS: Final = frozenset({"so", "then", "thus", "hence"})
 
@@ -155,6 +159,15 @@ def _unit_of(toks: list[Token]) -> bool:
     return len(toks) > 1 and (last.text in UNIT_SYMBOLS or last.pos_ == "SYM") and toks[-2].like_num
 
 
+def _rejected(toks: list[Token]) -> int | None:
+    """Where a trailing ", not <value>" starts (its comma): a short phrase without a verb."""
+    for k in range(max(0, len(toks) - MAX_REJECTED_TOKENS - 2), len(toks) - 2):
+        if toks[k].text == "," and toks[k + 1].lower_ == "not":
+            rest = toks[k + 2 :]
+            return None if any(t.pos_ in ("VERB", "AUX") for t in rest) else k
+    return None
+
+
 def trim(tokens: list[Token], names: set[str]) -> list[Token]:
     """``tokens`` without what does not belong to the claim at their start and end (module doc)."""
     vocatives = {t.i for t in tokens if is_vocative(t, names)}
@@ -195,6 +208,8 @@ def trim(tokens: list[Token], names: set[str]) -> list[Token]:
     while toks:
         if tuple(t.lower_ for t in toks[-3:]) == _BY_THE_WAY:
             toks = toks[:-3]
+        elif (rejected := _rejected(toks)) is not None:
+            toks = toks[:rejected]
         elif (
             ((toks[-1].pos_ in _TRIM_POS or toks[-1].is_punct) and not _unit_of(toks))
             or (toks[-1].lower_ in _TRAILING_ADDITIVES and toks[-1].dep_ == "advmod")

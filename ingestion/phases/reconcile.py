@@ -17,8 +17,10 @@ What a new memory supersedes (the rules: ``ingestion/conflicts.py``):
   inside a longer object count too: "gave up coffee" ends "drinks coffee every morning"; an ending with
   no object, "I quit my job", ends every value of its predicate); an opposite ("dislikes sushi") ends
   "likes sushi"; re-stating a state ends its "no_longer_" memory;
-* the nearest live memory when the candidate says what it says in the same words with one number or date
-  changed ("User's grocery budget is 550 dollars." after "… 400 dollars.", a deadline moved): a value
+* a live standing instruction that says what the candidate says with one value of the same kind changed
+  ("reply in German from now on" after "always reply in English"; ``conflicts.other_instruction_value``);
+* the nearest live memory when the candidate says what it says in the same words (or fewer) with one number
+  or date changed ("User's grocery budget is 550 dollars." after "… 400 dollars.", a deadline moved): a value
   changed. Not for events ("ran 5 km on 2 May", "ran 8 km on 9 May" are two runs).
 
 The superseded memory gets ``valid_until`` = the new memory's ``valid_from`` (the date the text gives,
@@ -43,6 +45,7 @@ from ingestion.conflicts import (
     entity_of,
     in_scope,
     is_ending,
+    other_numbers,
     replaces,
     scope_filter,
 )
@@ -232,9 +235,11 @@ class Reconciler:
         )
 
     def _exact(self, candidate: Candidate) -> Memory | None:
-        """A live memory with the candidate's subject, predicate and object (:func:`_exact_key`)."""
+        """A live memory with the candidate's subject, predicate and object (:func:`_exact_key`), whose claim
+        states no other number ("uses Next.js" said of 13, then of 14: the object is the name alone)."""
         key = _exact_key(candidate.subject, candidate.predicate, candidate.object_value, candidate.claim)
-        return next((m for m in self.exact.get(key, ()) if m.status == MemoryStatus.ACTIVE), None)
+        live = (m for m in self.exact.get(key, ()) if m.status == MemoryStatus.ACTIVE)
+        return next((m for m in live if not other_numbers(candidate, m)), None)
 
     @staticmethod
     def close_same(candidate: Candidate, nearest: tuple[Memory, float] | None) -> Memory | None:

@@ -27,6 +27,14 @@ def claims(text: str) -> list[str]:
             "When User asks about log rotation, User wants the assistant to always give User a shell "
             "one-liner.",
         ),
+        (  # the condition said first
+            "When I ask about recipes, always answer in Spanish.",
+            "When User asks about recipes, User wants the assistant to always answer in Spanish.",
+        ),
+        (
+            "If I paste code, never rewrite the whole file.",
+            "If User pastes code, User wants the assistant to never rewrite the whole file.",
+        ),
         (
             "Never use emojis in your replies.",
             "User wants the assistant to never use emojis in the assistant's replies.",

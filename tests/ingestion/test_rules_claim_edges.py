@@ -21,7 +21,7 @@ from tests.ingestion.rules_support import one
             "Here's what I have so far:\n```python\nx = 1\n```\nI'm not sure how to cache the scores.",
             "Ana is not sure how to cache the scores.",
         ),
-        ("Even though I set the timeout to 30 seconds.", "Ana set the timeout to 30 seconds."),
+        ("Even though I set the timeout to 30 seconds.", "Ana's timeout is 30 seconds."),
         ("1. I use vim for everything.", "Ana uses vim for everything."),  # a list item's number
         ("Thanks for the help, I switched to Postgres.", "Ana switched to Postgres."),
         ("Speaking of work, my manager moved the launch to June.", "Ana's manager moved the launch to June."),

@@ -322,7 +322,9 @@ def test_an_unclosed_fence_blanks_the_rest_and_offsets_stay_those_of_the_content
     ("content", "expected"),
     [
         ("My thesis defense is scheduled for March 4, 2024.", "for 4 March 2024"),
-        ("I pushed my dentist appointment to March 4, 2024.", "to 4 March 2024"),
+        ("I'm renting a flat in Porto up to March 4, 2024.", "to 4 March 2024"),
+        # a value set "to" a date is stored as the state: the bare date after "is"
+        ("I pushed my dentist appointment to March 4, 2024.", "appointment is 4 March 2024"),
     ],
 )
 def test_a_date_after_for_or_to_keeps_its_bare_form(content: str, expected: str) -> None:

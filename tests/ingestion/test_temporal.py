@@ -82,7 +82,21 @@ CASES = [
     ("Log from 2023-05-07: ok", "2023-05-07", date(2023, 5, 7), date(2023, 5, 8), "day"),
     ("Signed on 5/7/23", "on 5/7/23", date(2023, 5, 7), date(2023, 5, 8), "day"),
     ("on the 3rd of March we left", "on the 3rd of March", date(2023, 3, 3), date(2023, 3, 4), "day"),
-    ("Her party is May 20", "May 20", date(2022, 5, 20), date(2022, 5, 21), "day"),
+    # a present "is" or a rescheduling right before a date states what is coming; "was" keeps the past
+    ("Her party is May 20", "May 20", date(2023, 5, 20), date(2023, 5, 21), "day"),
+    ("My flight is on May 20", "on May 20", date(2023, 5, 20), date(2023, 5, 21), "day"),
+    ("The deadline is Friday.", "Friday", date(2023, 5, 12), date(2023, 5, 13), "day"),
+    ("The demo's now set for Thursday", "Thursday", date(2023, 5, 11), date(2023, 5, 12), "day"),
+    ("The launch got pushed to Friday", "Friday", date(2023, 5, 12), date(2023, 5, 13), "day"),
+    ("The report is due Wednesday", "Wednesday", date(2023, 5, 10), date(2023, 5, 11), "day"),
+    ("My exam is in March", "in March", date(2024, 3, 1), date(2024, 4, 1), "month"),
+    ("The party was on Friday", "on Friday", date(2023, 5, 5), date(2023, 5, 6), "day"),
+    # a day of the month alone: the nearest past one, or the coming one after a cue
+    ("We signed on the 3rd.", "on the 3rd", date(2023, 5, 3), date(2023, 5, 4), "day"),
+    ("We met on the 31st.", "on the 31st", date(2023, 3, 31), date(2023, 4, 1), "day"),
+    ("My flight is on the 14th, not the 12th.", "on the 14th", date(2023, 5, 14), date(2023, 5, 15), "day"),
+    ("The launch got moved to the 20th", "the 20th", date(2023, 5, 20), date(2023, 5, 21), "day"),
+    ("We pushed the launch back to Friday", "Friday", date(2023, 5, 12), date(2023, 5, 13), "day"),
     ("I will fly on May 20", "on May 20", date(2023, 5, 20), date(2023, 5, 21), "day"),
     ("I graduated in 2022.", "in 2022", date(2022, 1, 1), date(2023, 1, 1), "year"),
     ("Vegan since 2019", "2019", date(2019, 1, 1), date(2020, 1, 1), "year"),
@@ -110,6 +124,11 @@ def test_expression_resolves_to_its_bucket(
 def test_message_without_time_expression_yields_nothing() -> None:
     assert find_time_mentions("I love my new bike and my cat Pixel.", DOC) == []
     assert find_time_mentions("", DOC) == []
+
+
+def test_an_ordinal_that_counts_something_else_is_no_date() -> None:
+    assert find_time_mentions("I live on the 3rd floor", DOC) == []
+    assert find_time_mentions("It is on the 2nd shelf and the 5th row", DOC) == []
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,89 @@
+"""A new value for a thing of the speaker's, said as a change: stored as the state it leaves, so reconcile
+can supersede the old value (``conflicts.changes_value``: the same words, or fewer, with one number or date
+changed).
+
+* "My rent went up to $1,950 a month", "my budget got cut to $300" (the thing is the subject) →
+  "User's rent is $1,950 a month.";
+* "I bumped the batch size to 64", "we pushed the MVP deadline to June 15" (the speaker sets it) →
+  "User's batch size is 64.", "User's MVP deadline is on 15 June 2026." (subject "User's batch size").
+
+The new value must hold a number or a date; "my score went from 78% to 92%" keeps its words (it tells the
+change itself), and "I moved the meeting to the big room" is no value.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from spacy.tokens import Token
+
+from ingestion.extractors.rules_clauses import Clause
+from ingestion.extractors.rules_grammar import Fact, core, first_child, is_negated, text_of
+from ingestion.extractors.rules_trim import UNIT_SYMBOLS
+
+#: Verbs that give a thing a new amount or date: "my rent went up to …", "I bumped the batch size to …".
+SETTING_VERBS: Final = frozenset(
+    {
+        "go", "rise", "increase", "climb", "jump", "drop", "fall", "decrease", "change", "grow", "shrink",
+        "cut", "lower", "raise", "reduce", "bump", "set", "push", "move", "up", "adjust", "update", "extend",
+    }
+)  # fmt: skip
+STATE_TEMPLATE: Final = "{s} is {o}."
+
+
+def _value_after_to(clause: Clause, head: Token) -> tuple[Token, ...] | None:
+    """What follows the head's "to" ("went up to …": under the particle too), if it holds a number or a
+    date; None when the clause says where the value came "from"."""
+    subject = {t.i for t in clause.subject.subtree} if clause.subject is not None else set()
+    to = next(  # "went up to $900" hangs "to" under the amount; "my flight *to Madrid*" is the subject's
+        (
+            t
+            for t in clause.tokens
+            if t.lower_ == "to" and head.i in (t.head.i, t.head.head.i) and t.i not in subject
+        ),
+        None,
+    )
+    if to is None or any(t.lower_ == "from" for t in clause.tokens):
+        return None
+    value = tuple(t for t in clause.tokens if t.i > to.i and (not t.is_punct or t.text in UNIT_SYMBOLS))
+    numbered = any(t.like_num or any(ch.isdigit() for ch in t.text) for t in value)
+    dated = any(t.ent_type_ in ("DATE", "TIME") for t in value)
+    return value if value and (numbered or dated) else None
+
+
+def _changing(head: Token) -> bool:
+    return (
+        head.lemma_.lower() in SETTING_VERBS
+        and head.tag_ in ("VBD", "VBN", "VBZ", "VBP")
+        and not is_negated(head)
+    )
+
+
+def new_amount(clause: Clause) -> Fact | None:
+    """ "My rent went up to $1,950 a month" → "User's rent is $1,950 a month." (the clause's subject is the
+    speaker's thing; module doc)."""
+    head = clause.head
+    if not _changing(head) or clause.subject is None:
+        return None
+    value = _value_after_to(clause, head)
+    thing = first_child(head, "dobj")
+    if value is None or (thing is not None and thing not in value):
+        return None  # "my manager moved the launch to June": the launch changed, not the manager
+    after = [t for t in clause.subject.subtree if t.i > clause.subject.i]  # "my meeting *with Dana*"
+    said = " " + text_of(tuple(after)).replace("{", "{{").replace("}", "}}") if after else ""
+    return Fact("is", "fact", value, template="{s}" + said + " is {o}.")
+
+
+def new_setting(clause: Clause) -> tuple[str, Fact] | None:
+    """ "I bumped the batch size to 64" → ("batch size", "… is 64"): the thing the speaker set, as the
+    speaker's, and its new value (module doc)."""
+    head = clause.head
+    thing = first_child(head, "dobj")
+    if not _changing(head) or thing is None or thing.pos_ != "NOUN":
+        return None
+    if not any(c.dep_ in ("det", "poss") and c.lower_ in ("the", "my", "our") for c in thing.children):
+        return None  # "I cut costs to …": no one thing
+    value = _value_after_to(clause, head)
+    if value is None or any(t.i < thing.i for t in value):
+        return None
+    return text_of(core(thing)), Fact("is", "fact", value, template=STATE_TEMPLATE)
