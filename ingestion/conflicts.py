@@ -62,11 +62,11 @@ def other_numbers(candidate: Candidate, memory: Memory) -> bool:
 
 
 def changes_value(candidate: Candidate, memory: Memory) -> bool:
-    """The candidate says what the (same-subject) memory says, in the same words or fewer, with one number
-    changed: "User's dataset holds 12,500 rows." after "… 10,000 rows.", "aims for 95% accuracy" after
-    "90%". A state's value
-    changed. An event with another number is another event ("ran 5 km on 3 May", "8 km on 10 May"), and a
-    claim with several other numbers is about another thing (another equation, another problem)."""
+    """The candidate says what the (same-subject) memory says, in the same words or up to three fewer
+    (:func:`_leaves_out`), with one number changed: "User's dataset holds 12,500 rows." after "… 10,000
+    rows.", "aims for 95% accuracy" after "90%". A state's value changed. An event with another number is
+    another event ("ran 5 km on 3 May", "8 km on 10 May"), and a claim with several other numbers is about
+    another thing (another equation, another problem)."""
     if MemoryKind.EVENT in (candidate.kind, memory.kind):
         return False
     if candidate.subject.casefold() != memory.subject.casefold():
