@@ -207,6 +207,8 @@ NOT_LEAVABLE: Final[frozenset[str]] = frozenset(
         LEFT,
     }
 )
+#: What the ending of a state ends besides the state: no longer liking tea ends preferring it.
+ENDS_ALSO: Final[dict[str, frozenset[str]]] = {"likes": frozenset({"prefers"})}
 #: Predicates that contradict each other for the same object.
 OPPOSITES: Final[dict[str, str]] = {"likes": "dislikes", "dislikes": "likes"}
 
@@ -383,7 +385,7 @@ def ended_predicates(predicate: str) -> frozenset[str]:
     name = normalise_predicate(predicate)
     base = ending_base(name)
     if base is not None:
-        return frozenset({base})
+        return frozenset({base}) | ENDS_ALSO.get(base, frozenset())
     ended = {NO_LONGER_PREFIX + name}
     if name in OPPOSITES:
         ended.add(OPPOSITES[name])

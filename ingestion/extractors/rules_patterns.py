@@ -48,7 +48,8 @@ from ingestion.extractors.rules_lexicon import (
     WORKPLACE_NOUNS,
 )
 from ingestion.extractors.rules_patterns_be import copula_facts, job_noun_facts, possession_facts
-from ingestion.extractors.rules_patterns_change import change_facts, instead_endings
+from ingestion.extractors.rules_patterns_change import change_facts
+from ingestion.extractors.rules_replacements import instead_endings
 from ingestion.extractors.rules_routines import routine_facts
 from ingestion.temporal import WEEKDAYS
 

@@ -10,11 +10,8 @@ reconcile matches against the live memory it ends.
   X; any other X → ``uses`` X, and "from Y" → ``no_longer_uses`` Y. A diet ("switched to vegan") is left
   to the verb table (``diet``), a place ("moved to Denver"; a place by the NER or by name:
   ``ingestion.extractors.places``) to ``lives_in``, as is a home in one ("moved into a flat in Leeds").
-* "I replaced / swapped / dropped / ditched X for (with) Y", Y named → ``left`` X and ``uses`` Y; "I got rid
-  of X" → ``left`` X. A value
-  said to hold now "instead of / rather than Y" ends Y for the same predicate ("I'm learning Japanese now
-  instead of Spanish" → ``studies`` Japanese and ``no_longer_studies`` Spanish); without "now" it is a
-  choice, and Y may never have held ("I use Postgres rather than MySQL").
+* Replacements ("I replaced Jira with Linear", "I got rid of X", "I've gone off X", a value "now instead of
+  Y"): ``rules_replacements``.
 * "I got promoted to X" → ``job_title`` X; "I graduated from X" → ``left`` X (ends ``studies_at`` X).
 * "I moved in with ... in X" → ``lives_in`` X. "I report to X" → ``manager`` X (see ``rules_relations``
   for "my new manager is X").
@@ -63,6 +60,13 @@ from ingestion.extractors.rules_lexicon import (
     MEAT_WORDS,
     PROGRAMMING_LANGUAGES,
 )
+from ingestion.extractors.rules_replacements import (
+    ENDING_KIND,
+    NOW_WORDS,
+    name_or_phrase,
+    replacement_facts,
+    unowned,
+)
 from ingestion.temporal import WEEKDAYS
 
 FactReader = Callable[[Clause], list[Fact]]
@@ -74,11 +78,6 @@ STOP_PHRASALS: Final = frozenset(
 )
 LEAVE_VERBS: Final = frozenset({"leave", "quit", "divorce", "exit", "sell"})
 SWITCH_VERBS: Final = frozenset({"switch", "move", "migrate", "change", "transition", "convert"})
-#: Verbs that put one named thing in another's place: "replaced Jira with Linear", "dropped Jira for Linear".
-REPLACE_VERBS: Final = frozenset({"replace", "swap", "trade", "ditch", "drop", "exchange"})
-REPLACEMENT_PREPS: Final = ("for", "with")
-#: Words that name the value a clause's own replaces: "instead of Spanish", "rather than Spanish".
-INSTEAD_WORDS: Final = {"instead": "of", "rather": "than"}
 #: What one moves into when one moves house: "we moved into a flat in Leeds".
 HOME_NOUNS: Final = frozenset({"flat", "apartment", "house", "home", "place", "condo", "studio", "townhouse"})
 START_VERBS: Final = frozenset({"start", "begin"})
@@ -87,14 +86,12 @@ CODE_VERBS: Final = frozenset({"code", "program", "write", "develop", "work", "u
 #: from ``MAIN_WORDS`` ("I mostly use Python"), else it is ``uses``.
 MAIN_CODE_VERBS: Final = frozenset({"code", "program", "develop"})
 MAIN_WORDS: Final = frozenset({"mostly", "mainly", "primarily", "main", "most", "usually", "exclusively"})
-NOW_WORDS: Final = frozenset({"now", "currently", "nowadays"})
 ANYMORE_WORDS: Final = frozenset({"anymore"})
 #: NER labels that are never an employer.
 NOT_EMPLOYER_LABELS: Final = frozenset({"PERSON", "GPE", "LOC", "FAC", "DATE", "TIME", "NORP"})
 #: Parts of "since / from Y to X" naming where a switch came from.
 FROM_PREPS: Final = ("from",)
 DIET_WITHOUT_MEAT: Final = "vegetarian"
-ENDING_KIND: Final = "event"
 
 
 def no_longer_marked(clause: Clause) -> bool:
@@ -152,73 +149,7 @@ def _left(clause: Clause, obj: Token) -> list[Fact]:
         if employer is None:
             return [Fact(NO_LONGER_PREFIX + "works_at", ENDING_KIND, object_text="")]
         return [Fact(LEFT, ENDING_KIND, phrase(employer, clause))]
-    return [Fact(LEFT, ENDING_KIND, _unowned(phrase(obj, clause)))]
-
-
-#: Words that set the thing one leaves apart from its successor, not part of its name ("my old Kindle").
-FORMER_WORDS: Final = frozenset({"old", "previous", "former", "current"})
-
-
-def _unowned(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
-    """ "my old Honda Civic" → "Honda Civic": the thing, as a memory of it names it."""
-    return tuple(
-        t
-        for t in tokens
-        if not (t.dep_ == "poss" and t.lower_ in ("my", "our"))
-        and not (t.dep_ == "amod" and t.lower_ in FORMER_WORDS)
-    )
-
-
-def _replace_facts(clause: Clause) -> list[Fact] | None:
-    """ "I replaced Jira with Linear", "we dropped Jira for Linear": the old thing left, the new one used."""
-    head = clause.head
-    old = first_child(head, "dobj")
-    if head.lemma_.lower() not in REPLACE_VERBS or old is None or is_negated(head) or particle(head):
-        return None
-    new = prep_object(head, REPLACEMENT_PREPS) or prep_object(old, REPLACEMENT_PREPS)
-    if new is None or new.pos_ != "PROPN":
-        return None
-    return [Fact(LEFT, ENDING_KIND, _unowned(phrase(old, clause))), Fact("uses", "event", name_of(new))]
-
-
-def _instead(clause: Clause) -> tuple[Token, Token] | None:
-    """The "instead" / "rather" of the clause and the value it names ("instead of Spanish" → Spanish)."""
-    for k, word in enumerate(clause.tokens[:-2]):
-        link = clause.tokens[k + 1]
-        if word.lower_ not in INSTEAD_WORDS or link.lower_ != INSTEAD_WORDS[word.lower_]:
-            continue
-        other = first_child(link, "pobj") or next(
-            (t for t in clause.tokens[k + 2 :] if t.pos_ in ("NOUN", "PROPN")), None
-        )
-        return (word, other) if other is not None else None
-    return None
-
-
-def instead_endings(clause: Clause, facts: list[Fact]) -> list[Fact]:
-    """The clause's facts without their "instead of Y" part, each with the ending of Y (module doc)."""
-    found = _instead(clause)
-    if found is None:
-        return facts
-    word, other = found
-    kept = [replace(f, object_tokens=tuple(t for t in f.object_tokens if t.i < word.i)) for f in facts]
-    if not any(t.lower_ in NOW_WORDS for t in clause.tokens):
-        return kept  # "I use Postgres rather than MySQL" is a choice; MySQL may never have been used
-    endings = [
-        Fact(NO_LONGER_PREFIX + f.predicate, ENDING_KIND, _name_or_phrase(other, clause))
-        for f in kept
-        if f.predicate not in (LEFT, "plans_to") and not f.predicate.startswith(NO_LONGER_PREFIX)
-    ]
-    return kept + endings
-
-
-def _rid_facts(clause: Clause) -> list[Fact] | None:
-    """ "I got rid of my standing desk" → ``left`` standing desk."""
-    head = clause.head  # "rid" is the head, after "got" as a passive's auxiliary, or "got"'s complement
-    rid = head if head.lower_ == "rid" else next((c for c in head.children if c.lower_ == "rid"), None)
-    if rid is None or is_negated(head):
-        return None
-    obj = prep_object(rid, ("of",)) or prep_object(head, ("of",))
-    return [Fact(LEFT, ENDING_KIND, _unowned(phrase(obj, clause)))] if obj is not None else None
+    return [Fact(LEFT, ENDING_KIND, unowned(phrase(obj, clause)))]
 
 
 def _stop_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
@@ -247,7 +178,7 @@ def _stop_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
         return None
     if lemma in LEAVE_VERBS:
         return _left(clause, obj)
-    return [Fact(LEFT, ENDING_KIND, _unowned(phrase(obj, clause)))]  # "gave up coffee", "dropped the class"
+    return [Fact(LEFT, ENDING_KIND, unowned(phrase(obj, clause)))]  # "gave up coffee", "dropped the class"
 
 
 def _switch_facts(clause: Clause) -> list[Fact] | None:
@@ -270,9 +201,9 @@ def _switch_facts(clause: Clause) -> list[Fact] | None:
     elif head.lemma_.lower() == "move" and (new.pos_ != "PROPN" or _a_place(new)):
         return None  # a move to a place is lives_in (the verb table)
     else:
-        facts = [Fact("uses", "event", _name_or_phrase(new, clause))]
+        facts = [Fact("uses", "event", name_or_phrase(new, clause))]
     if old is not None:
-        facts.append(Fact(NO_LONGER_PREFIX + "uses", ENDING_KIND, _name_or_phrase(old, clause)))
+        facts.append(Fact(NO_LONGER_PREFIX + "uses", ENDING_KIND, name_or_phrase(old, clause)))
     return facts
 
 
@@ -289,10 +220,6 @@ def _a_place(tok: Token) -> bool:
     if tok.ent_type_ not in ("GPE", "LOC", "FAC"):
         return False
     return len(name) > 1 or text.isupper() or is_small_place_name(text)
-
-
-def _name_or_phrase(tok: Token, clause: Clause) -> tuple[Token, ...]:
-    return name_of(tok) if tok.pos_ == "PROPN" else phrase(tok, clause)
 
 
 def _new_value_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
@@ -375,7 +302,7 @@ def _negated_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
 def change_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     """Facts for a clause that states a change; None when it states none (``positive`` reads a clause's
     usual facts as if it were not negated)."""
-    replaced = _replace_facts(clause) or _rid_facts(clause)
+    replaced = replacement_facts(clause)
     if replaced is not None:
         return replaced
     for reader in (_stop_facts, _negated_facts):

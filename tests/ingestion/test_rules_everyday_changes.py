@@ -51,6 +51,10 @@ def facts(text: str) -> list[tuple[str, str, str]]:
         ("Please call me Robert.", [("preferred_name", "Robert", "User wants to be called Robert.")]),
         ("I just turned 30.", [("age", "30", "User just turned 30.")]),
         (
+            "I've gone off tea, it's coffee for me now.",
+            [("no_longer_likes", "tea", "User has gone off tea.")],
+        ),
+        (
             "I got rid of my standing desk.",
             [("left", "standing desk", "User got rid of User's standing desk.")],
         ),

@@ -70,6 +70,7 @@ def test_a_new_value_supersedes_the_old_one(
             "left",
         ),
         ("I have a standing desk.", "I got rid of my standing desk.", "have", "a standing desk", "left"),
+        ("I prefer tea.", "I've gone off tea.", "prefers", "tea", "no_longer_likes"),
     ],
 )
 def test_a_replacement_ends_what_it_replaces(
