@@ -29,23 +29,31 @@ import calendar
 import re
 from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Literal, cast
+from typing import cast
 
 import dateparser
 
 from ingestion import temporal_cues
 from ingestion.extractors.base import TimeMention
+from ingestion.temporal_calendar import (
+    DAYS_PER_WEEK,
+    MARCH_INDEX,
+    MONTHS_PER_SEASON,
+    MONTHS_PER_YEAR,
+    SEASONS_PER_YEAR,
+    Bucket,
+    Granularity,
+    Mode,
+    containing,
+    days,
+    month_index,
+    months,
+    pick,
+    season_ordinal,
+)
 
-Granularity = Literal["day", "week", "weekend", "month", "season", "year"]
-Mode = Literal["last", "next", "past", "future", "nearest"]
-Bucket = tuple[date, date, Granularity]
 Resolver = Callable[[re.Match[str], "_Ctx"], Bucket | None]  # a match to a bucket, or None to reject it
 
-DAYS_PER_WEEK = 7
-MONTHS_PER_YEAR = 12
-SEASONS_PER_YEAR = 4
-MONTHS_PER_SEASON = 3
-MARCH_INDEX = 2  # 0-based index of March, where spring (season 0 of a season-year) starts
 SATURDAY_OFFSET = 5  # days from Monday
 SATURDAY_KIND = (SATURDAY_OFFSET + 1) % DAYS_PER_WEEK  # date.toordinal() % 7 of a Saturday
 WEEKEND_DAYS = 2
@@ -151,49 +159,6 @@ class _Ctx:
         return temporal_cues.future(self.text, start)
 
 
-# -- calendar arithmetic: month index = year * 12 + month - 1, season ordinal = year * 4 + (0 spring .. 3)
-def _pick(current: int, kind: int, period: int, mode: Mode) -> int:
-    """The ordinal with ``ordinal % period == kind`` that ``mode`` selects relative to ``current``."""
-    ahead = (kind - current) % period
-    on_or_after, on_or_before = current + ahead, current + ahead - period if ahead else current
-    if mode in ("past", "last"):
-        return on_or_before - period if mode == "last" and not ahead else on_or_before
-    if mode in ("future", "next"):
-        return on_or_after + period if mode == "next" and not ahead else on_or_after
-    return on_or_after if on_or_after - current <= current - on_or_before else on_or_before
-
-
-def _days(start: date, days: int, granularity: Granularity) -> Bucket:
-    return start, start + timedelta(days=days), granularity
-
-
-def _months(first: int, count: int, granularity: Granularity) -> Bucket:
-    (y, m), (ny, nm) = divmod(first, MONTHS_PER_YEAR), divmod(first + count, MONTHS_PER_YEAR)
-    return date(y, m + 1, 1), date(ny, nm + 1, 1), granularity
-
-
-def _month_index(d: date) -> int:
-    return d.year * MONTHS_PER_YEAR + d.month - 1
-
-
-def _season_ordinal(d: date) -> int:
-    return d.year * SEASONS_PER_YEAR + (d.month - 1 - MARCH_INDEX) // MONTHS_PER_SEASON
-
-
-def _containing(granularity: Granularity, d: date, shift: int = 0) -> Bucket:
-    """The day/week/month/season/year holding ``d``, moved by ``shift`` units of that size."""
-    if granularity == "day":
-        return _days(d + timedelta(days=shift), 1, "day")
-    if granularity == "week":
-        return _days(d + timedelta(days=shift * DAYS_PER_WEEK - d.weekday()), DAYS_PER_WEEK, "week")
-    if granularity == "month":
-        return _months(_month_index(d) + shift, 1, "month")
-    if granularity == "season":
-        first = (_season_ordinal(d) + shift) * MONTHS_PER_SEASON + MARCH_INDEX
-        return _months(first, MONTHS_PER_SEASON, "season")
-    return _months((d.year + shift) * MONTHS_PER_YEAR, MONTHS_PER_YEAR, "year")
-
-
 def _mode(rel: str | None, future: bool) -> Mode:
     """ "last/past" -> last, "next/coming" -> next, "this" -> nearest; none: past, or future after a cue."""
     return _REL_MODES[rel.split()[-1].lower()] if rel else "future" if future else "past"
@@ -213,19 +178,19 @@ def _explicit_day(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
         "PREFER_DAY_OF_MONTH": "first",
     }
     parsed: datetime | None = dateparser.parse(m.group("date"), languages=["en"], settings=settings)
-    return _days(parsed.date(), 1, "day") if parsed is not None else None
+    return days(parsed.date(), 1, "day") if parsed is not None else None
 
 
 def _day_of_month(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
     """ "on the 14th": that day of this month, else of the nearest month before (after, with a future cue)."""
     day, future = int(m.group("dom")), ctx.future(m.start())
-    month = _month_index(ctx.today)
+    month = month_index(ctx.today)
     for _ in range(MONTHS_PER_YEAR):
         year, index = divmod(month, MONTHS_PER_YEAR)
         if day <= calendar.monthrange(year, index + 1)[1]:
             candidate = date(year, index + 1, day)
             if (candidate >= ctx.today) if future else (candidate <= ctx.today):
-                return _days(candidate, 1, "day")
+                return days(candidate, 1, "day")
         month += 1 if future else -1
     return None
 
@@ -237,18 +202,18 @@ def _month_or_year(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
     word, year = groups.get("mon"), groups.get("year")
     if word is None:
         year_ok = prep or temporal_cues.year_context(ctx.text, m.start())
-        return _months(int(m.group("year")) * MONTHS_PER_YEAR, MONTHS_PER_YEAR, "year") if year_ok else None
+        return months(int(m.group("year")) * MONTHS_PER_YEAR, MONTHS_PER_YEAR, "year") if year_ok else None
     kind = _MONTHS[word.lower()]
     if year:
-        return _months(int(year) * MONTHS_PER_YEAR + kind, 1, "month")
+        return months(int(year) * MONTHS_PER_YEAR + kind, 1, "month")
     if word in _AMBIGUOUS_MONTHS and not (prep or rel in ("last", "next")):
         return None
     if rel == "this":
-        return _months(ctx.today.year * MONTHS_PER_YEAR + kind, 1, "month")
+        return months(ctx.today.year * MONTHS_PER_YEAR + kind, 1, "month")
     if not (rel or prep or temporal_cues.month_context(ctx.text, m.start())):
         return None
     mode = _mode(rel, ctx.future(m.start()))
-    return _months(_pick(_month_index(ctx.today), kind, MONTHS_PER_YEAR, mode), 1, "month")
+    return months(pick(month_index(ctx.today), kind, MONTHS_PER_YEAR, mode), 1, "month")
 
 
 def _weekday(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
@@ -257,17 +222,17 @@ def _weekday(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
     if m.groupdict().get("wd"):
         kind = (WEEKDAYS.index(m.group("wd").lower()) + 1) % DAYS_PER_WEEK  # its date.toordinal() % 7
         mode: Mode = "future" if rel == "this" else _mode(rel, ctx.future(m.start()))
-        return _days(date.fromordinal(_pick(today.toordinal(), kind, DAYS_PER_WEEK, mode)), 1, "day")
+        return days(date.fromordinal(pick(today.toordinal(), kind, DAYS_PER_WEEK, mode)), 1, "day")
     if rel == "this":
-        return _days(_containing("week", today)[0] + timedelta(days=SATURDAY_OFFSET), WEEKEND_DAYS, "weekend")
+        return days(containing("week", today)[0] + timedelta(days=SATURDAY_OFFSET), WEEKEND_DAYS, "weekend")
     if not rel and not m.group("prep"):
         return None
     mode = _mode(rel, ctx.future(m.start()))
     # Saturdays are compared with a shifted today: "last" must be over, a bare "the weekend" may be now.
     shift = {"last": WEEKEND_DAYS, "future": 1}.get(mode, 0)
     pick_mode: Mode = "past" if mode == "last" else mode
-    saturday = _pick(today.toordinal() - shift, SATURDAY_KIND, DAYS_PER_WEEK, pick_mode)
-    return _days(date.fromordinal(saturday), WEEKEND_DAYS, "weekend")
+    saturday = pick(today.toordinal() - shift, SATURDAY_KIND, DAYS_PER_WEEK, pick_mode)
+    return days(date.fromordinal(saturday), WEEKEND_DAYS, "weekend")
 
 
 def _season_name(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
@@ -277,18 +242,18 @@ def _season_name(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
         ordinal = int(m.group("year")) * SEASONS_PER_YEAR + kind
     elif m.group("rel") or m.group("prep"):
         mode = _mode(m.group("rel"), ctx.future(m.start()))
-        ordinal = _pick(_season_ordinal(ctx.today), kind, SEASONS_PER_YEAR, mode)
+        ordinal = pick(season_ordinal(ctx.today), kind, SEASONS_PER_YEAR, mode)
     else:
         return None
-    return _months(ordinal * MONTHS_PER_SEASON + MARCH_INDEX, MONTHS_PER_SEASON, "season")
+    return months(ordinal * MONTHS_PER_SEASON + MARCH_INDEX, MONTHS_PER_SEASON, "season")
 
 
 def _relative(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
     """ "last/this/next week|month|year", or a day word ("yesterday", "tonight", "the day after tomorrow")."""
     if m.group("word"):
-        return _containing("day", ctx.today, _DAY_WORDS[" ".join(m.group("word").lower().split())])
+        return containing("day", ctx.today, _DAY_WORDS[" ".join(m.group("word").lower().split())])
     step = {"last": -1, "this": 0, "next": 1}[m.group("rel").lower()]
-    return _containing(cast(Granularity, m.group("unit").lower()), ctx.today, step)
+    return containing(cast(Granularity, m.group("unit").lower()), ctx.today, step)
 
 
 def _ago(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
@@ -298,9 +263,9 @@ def _ago(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
         -1 if m.group("dir").lower() == "ago" else 1
     )
     if unit in ("minute", "hour"):
-        return _days((ctx.now + timedelta(**{unit + "s": shift})).date(), 1, "day")
-    bucket = _containing(cast(Granularity, unit), ctx.today, shift)
-    return _containing(WIDER[unit], bucket[0]) if vague else bucket
+        return days((ctx.now + timedelta(**{unit + "s": shift})).date(), 1, "day")
+    bucket = containing(cast(Granularity, unit), ctx.today, shift)
+    return containing(WIDER[unit], bucket[0]) if vague else bucket
 
 
 # -- the grammar: (cues needed, pattern, resolver); every pattern names the mention's span "m" --------------
@@ -393,7 +358,7 @@ def format_when(mention: TimeMention, *, with_preposition: bool = True) -> str:
     start, granularity = mention.start, mention.granularity
     month_year = f"{MONTH_NAMES[start.month - 1]} {start.year}"
     day = f"{start.day} {month_year}"
-    season = SEASONS[_season_ordinal(start.date()) % SEASONS_PER_YEAR]
+    season = SEASONS[season_ordinal(start.date()) % SEASONS_PER_YEAR]
     year = f"{start.year}-{(start.year + 1) % 100:02d}" if season == "winter" else str(start.year)
     prep, body = {
         "day": ("on", day),
