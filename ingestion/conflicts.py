@@ -40,18 +40,27 @@ def _words(text: str) -> list[str]:
 
 
 _MONTH = "(?:" + "|".join(sorted(MONTH_WORDS, key=len, reverse=True)) + ")"
+#: Numbers said in words ("three times a week"), read as their digits; "one" is as often a pronoun.
+NUMBER_WORDS = {
+    word: str(k)
+    for k, word in enumerate(
+        ["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"], start=2
+    )
+}
+_NUMBER_WORD = r"\b(?:" + "|".join(NUMBER_WORDS) + r")\b"
 #: A date is one value ("1 March 2027", "March 1, 2027", "May 2024"); other numbers as written.
 _NUMBERS = re.compile(
     rf"\b\d{{1,2}}\s+{_MONTH}\b(?:\s+\d{{4}})?|\b{_MONTH}\s+\d{{1,2}}\b(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{4}}"
-    r"|\d+(?:[.,:/]\d+)*",
+    rf"|\d+(?:[.,:/]\d+)*|{_NUMBER_WORD}",
     re.IGNORECASE,
 )
 
 
 def numbers(text: str) -> frozenset[str]:
-    """The numbers and dates ``text`` states ("3.10", "12,500", "9:30", "1 march 2027"), case and spacing
-    aside."""
-    return frozenset(" ".join(found.casefold().split()) for found in _NUMBERS.findall(text))
+    """The numbers and dates ``text`` states ("3.10", "12,500", "9:30", "1 march 2027", "three" as "3"),
+    case and spacing aside."""
+    found = (" ".join(match.casefold().split()) for match in _NUMBERS.findall(text))
+    return frozenset(NUMBER_WORDS.get(value, value) for value in found)
 
 
 def other_numbers(candidate: Candidate, memory: Memory) -> bool:
@@ -62,18 +71,70 @@ def other_numbers(candidate: Candidate, memory: Memory) -> bool:
 
 
 def changes_value(candidate: Candidate, memory: Memory) -> bool:
-    """The candidate says what the (same-subject) memory says, in the same words or up to three fewer
-    (:func:`_leaves_out`), with one number changed: "User's dataset holds 12,500 rows." after "… 10,000
-    rows.", "aims for 95% accuracy" after "90%". A state's value changed. An event with another number is
-    another event ("ran 5 km on 3 May", "8 km on 10 May"), and a claim with several other numbers is about
-    another thing (another equation, another problem)."""
+    """The candidate says what the memory says of the same thing (:func:`same_thing`), in the same words or
+    up to three fewer (:func:`_leaves_out`), with one number changed: "User's dataset holds 12,500 rows."
+    after "… 10,000 rows.", "aims for 95% accuracy" after "90%". A state's value changed. An event with
+    another number is another event ("ran 5 km on 3 May", "8 km on 10 May"), and a claim with several other
+    numbers is about another thing (another equation, another problem)."""
     if MemoryKind.EVENT in (candidate.kind, memory.kind):
         return False
-    if candidate.subject.casefold() != memory.subject.casefold():
+    if not same_thing(candidate.subject, memory.subject):
         return False
     before, after = numbers(memory.text), numbers(candidate.claim)
     one_changed = len(before - after) == 1 and len(after - before) == 1
-    return one_changed and _leaves_out(_unnumbered(candidate.claim), _unnumbered(memory.text))
+    said = _unnumbered(_LATELY.sub(" ", _after(candidate.claim, candidate.subject)))  # "… 3 kids now."
+    if one_changed and _leaves_out(said, _unnumbered(_after(memory.text, memory.subject))):
+        return True
+    same_predicate = normalise_predicate(candidate.predicate) == normalise_predicate(memory.predicate)
+    return one_changed and same_predicate and _same_but_number(candidate, memory)
+
+
+_LATELY = re.compile(r"\b(?:now|nowadays|these days|lately|currently)\b", re.IGNORECASE)
+
+
+#: Fewest words (numbers aside) an object must have to be compared on its own, without the claim's other
+#: words: "to the gym … times a week" says what it is about; "Python 3.12" does not ("… for scripts").
+MIN_OBJECT_WORDS = 3
+_ALSO = re.compile(r"\b(?:also|too|as well)\b", re.IGNORECASE)
+
+
+def _same_but_number(candidate: Candidate, memory: Memory) -> bool:
+    """Two objects of one predicate in the same words, "now" / "lately" aside, but for the number: "to the
+    gym five times a week lately" after "to the gym three times a week". Not a claim said as one more
+    ("also")."""
+    said, known = candidate.object_value, memory.object_value
+    new, old = _unnumbered(_LATELY.sub(" ", said)), _unnumbered(known)
+    if len(old) < MIN_OBJECT_WORDS or _ALSO.search(candidate.claim):
+        return False
+    return new == old and numbers(said) != numbers(known)
+
+
+def _after(claim: str, subject: str) -> str:
+    """The claim without its subject, where it starts with it ("User's trip budget| is $3,000.")."""
+    return claim[len(subject) :] if claim.casefold().startswith(subject.casefold()) else claim
+
+
+_OWNED_FOR = re.compile(r"^(?P<thing>[a-z0-9 ]+?) (?:for|of) (?P<what>[a-z0-9 ]+)$")
+
+
+def _subject_words(subject: str) -> list[str]:
+    """A subject's words, "the budget for the trip" read as "trip budget"."""
+    owner, _, thing = subject.casefold().rpartition("'s ")
+    found = _OWNED_FOR.match(" ".join(_words(thing)))
+    if found is not None:
+        thing = f"{found['what']} {found['thing']}"
+    return _words(owner) + _words(thing)
+
+
+def same_thing(said: str, known: str) -> bool:
+    """Two subjects that name one thing: the same words, "budget for the trip" as "trip budget", or one
+    word fewer ("User's appointment" after "User's dentist appointment")."""
+    new, old = _subject_words(said), _subject_words(known)
+    shorter, longer = sorted((new, old), key=len)
+    if len(longer) - len(shorter) > 1:
+        return False
+    rest = iter(longer)
+    return all(word in rest for word in shorter)
 
 
 #: Most words a restated value may leave out ("to Madrid", "on"): more, and it may be another thing.
@@ -172,11 +233,35 @@ def new_kind_now(candidate: Candidate, memory: Memory) -> bool:
     return new[-1] == old[-1] and not (set(new) <= set(old) or set(old) <= set(new))
 
 
+#: Predicates of a thing used or had, where the same name in another version replaces the old one.
+VERSIONED_PREDICATES = frozenset({"uses", "owns"})
+
+
+def is_new_version(candidate: Candidate) -> bool:
+    """A thing used or had, with a version number, said as a change (an event: a switch, an upgrade, a
+    purchase) or to hold now."""
+    if normalise_predicate(candidate.predicate) not in VERSIONED_PREDICATES:
+        return False
+    changed = candidate.kind == MemoryKind.EVENT or says_now(candidate)
+    return changed and bool(numbers(candidate.object_value))
+
+
+def new_version(candidate: Candidate, memory: Memory) -> bool:
+    """ "User upgraded to Python 3.12." after "User uses Python 3.9.", "an iPhone 15" bought after "an
+    iPhone 12" had: the same name, another version. "uses Python 3.9 for the API" and "uses Python 3.12"
+    said side by side, without a change, both hold."""
+    if not is_new_version(candidate) or normalise_predicate(memory.predicate) not in VERSIONED_PREDICATES:
+        return False
+    new, old = numbers(candidate.object_value), numbers(memory.object_value)
+    name = _unnumbered(candidate.object_value)
+    return bool(old and name) and new != old and name == _unnumbered(memory.object_value)
+
+
 def contradicts(candidate: Candidate, memory: Memory) -> bool:
     """Does the new candidate end or replace this (same-subject) memory?"""
     if normalise_predicate(candidate.predicate) == INSTRUCTION == normalise_predicate(memory.predicate):
         return other_instruction_value(candidate, memory)
-    if new_kind_now(candidate, memory):
+    if new_kind_now(candidate, memory) or new_version(candidate, memory):
         return True
     if ends(candidate.predicate, memory.predicate):
         return (
@@ -224,6 +309,7 @@ def scope_filter(candidate: Candidate) -> Q:
             return Q()
         return same_subject & ~Q(predicate__in=NOT_LEAVABLE) & Q(object_value__icontains=words[0])
     predicates = scope_predicates(name) | ({name} if says_now(candidate) else frozenset())
+    predicates |= VERSIONED_PREDICATES if is_new_version(candidate) else frozenset()
     return same_subject & Q(predicate__in=sorted(predicates)) if predicates else Q()
 
 
@@ -239,6 +325,8 @@ def in_scope(candidate: Candidate, memory: Memory) -> bool:
             and memory.predicate not in NOT_LEAVABLE
             and words[0] in memory.object_value.casefold()
         )
+    if is_new_version(candidate) and memory.predicate in VERSIONED_PREDICATES:
+        return True
     return memory.predicate in scope_predicates(name) or (says_now(candidate) and memory.predicate == name)
 
 

@@ -102,6 +102,7 @@ PREDICATES: Final[dict[str, str]] = {
     "decided": "a decision the subject made",
     "visited": "a place the subject went to",
     "attended": "an event, group or occasion the subject went to",
+    "died": "the subject (a relative, a friend, a pet) died; no object",
 }
 
 #: Synonyms folded onto the canonical predicate.
@@ -171,6 +172,7 @@ SINGLE_VALUED: Final[frozenset[str]] = frozenset(
         "wakes_up",
         "bedtime",
         "preferred_name",
+        "work_setting",
     }
 )
 
@@ -207,8 +209,13 @@ NOT_LEAVABLE: Final[frozenset[str]] = frozenset(
         LEFT,
     }
 )
+#: A death (of a relative, a friend, a pet): an event with no object, which ends nothing.
+DIED: Final = "died"
 #: What the ending of a state ends besides the state: no longer liking tea ends preferring it.
 ENDS_ALSO: Final[dict[str, frozenset[str]]] = {"likes": frozenset({"prefers"})}
+#: What finishing a thing ends doing with it ("finished Dune" ends "is reading Dune").
+_DOING: Final = frozenset({"read", "reread", "watch", "studies", "works_on", "take", "write", "build"})
+COMPLETIONS: Final[dict[str, frozenset[str]]] = {"finish": _DOING, "complete": _DOING}
 #: Predicates that contradict each other for the same object.
 OPPOSITES: Final[dict[str, str]] = {"likes": "dislikes", "dislikes": "likes"}
 
@@ -386,7 +393,7 @@ def ended_predicates(predicate: str) -> frozenset[str]:
     base = ending_base(name)
     if base is not None:
         return frozenset({base}) | ENDS_ALSO.get(base, frozenset())
-    ended = {NO_LONGER_PREFIX + name}
+    ended = {NO_LONGER_PREFIX + name} | COMPLETIONS.get(name, frozenset())
     if name in OPPOSITES:
         ended.add(OPPOSITES[name])
     return frozenset(ended)

@@ -64,7 +64,8 @@ from ingestion.extractors.rules_lets import TEMPLATE as LETS_TEMPLATE
 from ingestion.extractors.rules_lets import lets_choice, says_lets
 from ingestion.extractors.rules_nlp import add_entities, parse_all
 from ingestion.extractors.rules_patterns import speaker_facts
-from ingestion.extractors.rules_patterns_other import other_facts, possessive_facts
+from ingestion.extractors.rules_patterns_other import names_a_death, other_facts, possessive_facts
+from ingestion.extractors.rules_permissions import permission, permission_fact
 from ingestion.extractors.rules_relations import relation_facts
 from ingestion.extractors.rules_rewrite import ASSISTANT_DISPLAY, Renderer, Speakers
 from ingestion.extractors.rules_settings import new_setting
@@ -85,6 +86,9 @@ def _facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
             thing, fact = setting
             return f"{speakers.subject}'s {thing}", [fact]
         return speakers.subject, speaker_facts(clause)
+    setting = new_setting(clause, by_another=True)
+    if setting is not None:  # "The dentist moved my appointment to April 2.", "My boss pushed our review …"
+        return f"{speakers.subject}'s {setting[0]}", [setting[1]]
     if clause.subject_kind == "possessive":
         return possessive_facts(clause, speakers, f"{speakers.subject}'s")
     return other_facts(clause, speakers)
@@ -157,6 +161,8 @@ def worth_reading(sent: Span, names: Sequence[str]) -> bool:
         return False
     if any(t.lower_ in SPEAKER_WORDS and t.tag_ in ("PRP", "PRP$") for t in sent) or says_lets(sent):
         return True
+    if names_a_death(sent) or permission(sent) is not None:  # "Milo passed away", "You can use X again"
+        return True
     first = next((t for t in sent if not t.is_punct and t.pos_ not in ("INTJ", "CCONJ", "ADV")), None)
     return first is not None and (first.tag_ == "VBD" or first.lower_ in ("been", "gon", "gonna"))
 
@@ -193,7 +199,14 @@ def _sentence_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) 
     if is_question(sent):  # only the statement it opens with ("I'm vegan, can you …?")
         return _stated_candidates(sent, ctx, names)
     # "you" is another person: "Never give up!" cheers them on, it instructs no assistant
-    found = instruction(sent) if ctx.speakers.other in (None, ASSISTANT_DISPLAY) else None
+    to_assistant = ctx.speakers.other in (None, ASSISTANT_DISPLAY)
+    allowed = permission(sent) if to_assistant else None
+    if allowed is not None:  # "You can use bullet points again."
+        span = (allowed[0].idx, allowed[-1].idx + len(allowed[-1]))
+        fact = permission_fact(ctx.renderer.render(allowed))
+        cand = build_candidate(ctx, fact, ctx.speakers.subject, allowed, span, clause=None, primary=True)
+        return [cand] if cand is not None else []
+    found = instruction(sent) if to_assistant else None
     standing = _instruction_candidate(found, ctx) if found is not None else None
     out: list[CandidateOut] = [standing] if standing is not None else []
     for clause in split_clauses(sent, names):

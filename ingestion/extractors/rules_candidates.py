@@ -17,13 +17,13 @@ Choices:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from spacy.tokens import Token
 
 from ingestion.extractors.base import CandidateOut, Mention, MessageIn
-from ingestion.extractors.predicates import ending_base, normalise_predicate
+from ingestion.extractors.predicates import DIED, ending_base, normalise_predicate
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_filters import hedged
 from ingestion.extractors.rules_grammar import Fact
@@ -204,12 +204,14 @@ def build_candidate(
     value = object_value(fact, ctx)
     if not value and fact.template is not None and fact.object_tokens:  # a date is the value: "… is 15 June"
         value = ctx.renderer.render(fact.object_tokens).strip(" .,!")
-    if fact.specific and not value and ending_base(fact.predicate) is None:  # "I quit my job": no object
+    if fact.specific and not value and ending_base(fact.predicate) is None and fact.predicate != DIED:
         return None
     predicate = normalise_predicate(fact.predicate)
     shown = _display(subject, ctx.speakers)
     if fact.template is not None:
         claim = fact.template.format(s=shown, o=value)
+    elif fact.claim_tokens is not None and clause is not None:
+        claim = _clause_claim(replace(clause, tokens=fact.claim_tokens), ctx)
     elif primary and clause is not None:
         claim = _clause_claim(clause, ctx)
     else:

@@ -245,13 +245,17 @@ def hedged(tokens: Iterable[Token]) -> bool:
     return any(p in text for p in HEDGE_PHRASES)
 
 
+#: A race's distance, which the small model's NER takes for a date ("training for a 10k").
+DISTANCE: Final = re.compile(r"\d+(?:\.\d+)?(?:k|km|mi)")
+
+
 def substantive_count(tokens: Iterable[Token], subject: Token | None) -> int:
     """Number of content-carrying tokens in a clause, its subject excluded."""
     count = 0
     for t in tokens:
         if subject is not None and t.i == subject.i:
             continue
-        if t.ent_type_ in ("DATE", "TIME") or t.lower_ in TIME_WORDS:
+        if (t.ent_type_ in ("DATE", "TIME") and not DISTANCE.fullmatch(t.lower_)) or t.lower_ in TIME_WORDS:
             continue
         noun = t.pos_ in SUBSTANTIVE_POS and t.lower_ not in CHATTER_WORDS
         verb = t.pos_ == "VERB" and t.lemma_.lower() not in LIGHT_VERBS

@@ -28,7 +28,9 @@ class Fact:
     """One (predicate, object) a clause states about its subject.
 
     ``template`` (with ``{s}`` for the subject and ``{o}`` for the object) gives the claim text when the
-    clause's own words would not read as a standalone claim; otherwise the rewritten clause is the claim.
+    clause's own words would not read as a standalone claim; otherwise the rewritten clause is the claim, or
+    the part of it in ``claim_tokens`` (one of two verbs that share a subject: "I finished Dune and started
+    a thriller" → "I finished Dune", "I started a thriller").
     """
 
     predicate: str
@@ -38,6 +40,7 @@ class Fact:
     template: str | None = None
     specific: bool = True
     hedged: bool = False
+    claim_tokens: tuple[Token, ...] | None = None
 
 
 def children(tok: Token, *deps: str) -> list[Token]:
@@ -48,10 +51,16 @@ def first_child(tok: Token, *deps: str) -> Token | None:
     return next((c for c in tok.children if c.dep_ in deps), None)
 
 
+#: Adverbs of direction the parser hangs a verb's preposition under ("moved *back* to Ohio").
+DIRECTION_ADVERBS = frozenset({"back", "over", "out", "away", "down", "up"})
+
+
 def prep_object(tok: Token, preps: Iterable[str]) -> Token | None:
-    """The object of a preposition attached to ``tok`` ("interested *in* X" → X)."""
+    """The object of a preposition attached to ``tok`` ("interested *in* X" → X), or to its adverb of
+    direction ("moved back to Ohio")."""
     wanted = set(preps)
-    for prep in tok.children:
+    directions = [c for c in tok.children if c.dep_ == "advmod" and c.lower_ in DIRECTION_ADVERBS]
+    for prep in (*tok.children, *(g for d in directions for g in d.children)):
         if prep.dep_ in ("prep", "agent", "dative") and prep.lower_ in wanted:
             obj = first_child(prep, "pobj", "pcomp")
             if obj is not None:

@@ -8,7 +8,8 @@ Recognised by form, not topic: an imperative (a base-form verb) after "always" o
 come first: "When I ask about X, always …"), or after an opener that makes it standing ("from now on",
 "going forward", "in future"), optionally after "please"; or "don't" before a verb of what the assistant
 writes ("Don't use emojis", "Please do not repeat my question": said as "never use emojis"; "Don't forget
-the tent" is a one-off request, ``OUTPUT_VERBS``).
+the tent" is a one-off request, ``OUTPUT_VERBS``), or "stop" before one's gerund ("Please stop suggesting
+wine pairings").
 The small tagger often reads a sentence-initial verb that is also a noun or an adjective as one ("Always
 *state* the base cases", "Always *store* dates in UTC", "Always *close* with a table"): right after
 "always"/"never" or an opener nothing but a verb fits, so a word the lemmatizer knows as a verb counts there
@@ -48,7 +49,7 @@ OUTPUT_VERBS: Final = words(
     """
 )
 #: Words that may come before the instruction.
-LEAD_INS: Final = frozenset({"please", "also", "and", "ok", "okay", "so", "actually"})
+LEAD_INS: Final = frozenset({"please", "also", "and", "ok", "okay", "so", "actually", "oh", "but"})
 PREDICATE: Final = "instructs_assistant"
 NAME_PREDICATE: Final = "preferred_name"
 NAME_TEMPLATE: Final = "{s} wants to be called {o}."
@@ -148,6 +149,8 @@ def _from(
     elif _negated_output(tokens, i):  # "Don't use emojis": "never use emojis"
         i += 2
         start, lead, standing = i, "never", True
+    elif _stops_output(tokens, i):  # "Please stop suggesting wine pairings"
+        standing = True
     elif opener is None:
         return None
     if i >= len(tokens) or not _imperative(tokens[i], after_standing=standing or opener is not None):
@@ -182,6 +185,14 @@ def _negated_output(tokens: list[Token], i: int) -> bool:
     if i + 2 >= len(tokens) or tokens[i].lower_ != "do" or tokens[i + 1].lower_ not in ("n't", "not"):
         return False
     return tokens[i + 2].lower_ in OUTPUT_VERBS
+
+
+def _stops_output(tokens: list[Token], i: int) -> bool:
+    """ "Stop" before the gerund of a verb of what the assistant writes ("stop suggesting wine", "stop using
+    emojis"): a rule for its answers from now on."""
+    if i + 1 >= len(tokens) or tokens[i].lower_ != "stop":
+        return False
+    return tokens[i + 1].tag_ == "VBG" and tokens[i + 1].lemma_.lower() in OUTPUT_VERBS
 
 
 def condition_of(tokens: tuple[Token, ...]) -> tuple[Token, ...]:

@@ -98,6 +98,10 @@ def _work_of_gerund(root: Token) -> tuple[Token, str] | None:
     return None
 
 
+#: Words that join two things the small NER takes for one name ("moved from Slack to Teams").
+_BETWEEN = frozenset({"to", "from", "into", "vs", "versus"})
+
+
 def _mention_at(root: Token, predicate: str) -> tuple[Mention, set[int]] | None:
     hint = object_entity_type(predicate)
     label = LABEL_TYPES.get(root.ent_type_)
@@ -105,8 +109,8 @@ def _mention_at(root: Token, predicate: str) -> tuple[Mention, set[int]] | None:
         chain = name_of(root) if root.pos_ == "PROPN" else core(root)
         if label is not None and root.ent_type_:
             ent = next((e for e in root.doc.ents if e.start <= root.i < e.end), None)
-            if ent is not None and len(ent) > len(chain):
-                chain = tuple(ent)
+            if ent is not None and len(ent) > len(chain) and not any(t.lower_ in _BETWEEN for t in ent):
+                chain = tuple(ent)  # not "Slack to Teams", one span of the NER's: two things
         kind = hint if hint is not None and (has_strong_object_type(predicate) or label is None) else label
         name = clean_name(text_of(chain))
         return (Mention(name, kind or "other", "object"), {t.i for t in chain}) if name else None

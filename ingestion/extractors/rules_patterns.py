@@ -26,6 +26,8 @@ from ingestion.extractors.base import Kind
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_filters import substantive_count
 from ingestion.extractors.rules_grammar import (
+    NAME_SLOT_DEPS,
+    NAME_VERBS,
     Fact,
     first_child,
     is_negated,
@@ -51,6 +53,8 @@ from ingestion.extractors.rules_patterns_be import copula_facts, job_noun_facts,
 from ingestion.extractors.rules_patterns_change import change_facts
 from ingestion.extractors.rules_replacements import instead_endings
 from ingestion.extractors.rules_routines import routine_facts
+from ingestion.extractors.rules_verb_parts import shared_subject_verbs, verb_parts, verbs_of_their_own
+from ingestion.extractors.rules_work_setting import work_setting_facts
 from ingestion.temporal import WEEKDAYS
 
 #: Fewest content words (besides the subject) a generic clause needs to be kept.
@@ -132,7 +136,12 @@ def _slot(head: Token, slot: str, clause: Clause) -> Token | None:
     """The token filling ``slot``; "rest" = the first content word after the verb (for mis-parsed objects:
     "I hate cilantro" with "cilantro" read as an adverb)."""
     if slot.startswith("prep:"):
-        return prep_object(head, slot[len("prep:") :].split(","))
+        preps = slot[len("prep:") :].split(",")
+        found = prep_object(head, preps)
+        if found is None and "as" in preps:  # "at a startup called Loop as a designer": "as" under "called"
+            named = (t for t in clause.tokens if t.dep_ == "acl" and t.lemma_.lower() in NAME_VERBS)
+            found = next((o for t in named if (o := prep_object(t, ("as",))) is not None), None)
+        return found
     if slot == "rest":
         return next((t for t in clause.tokens if t.i > head.i and t.pos_ in ("NOUN", "PROPN", "ADJ")), None)
     return first_child(head, slot)
@@ -150,10 +159,12 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
     pred = rule.predicate
     if pred == "age":
         return (pred, obj.text) if obj.like_num else None
-    if pred in ("lives_in", "visited") and (
-        obj.ent_type_ in ("DATE", "TIME") or obj.lower_.removesuffix("s") in WEEKDAYS
+    if pred in ("lives_in", "visited", "works_on") and (
+        obj.ent_type_ in ("DATE", "TIME") or obj.lower_.removesuffix("s") in (*WEEKDAYS, "weekend")
     ):
         return None  # "the meeting got moved to Thursday" is no move home
+    if pred == "lives_in" and particle(clause.head) == "on":
+        return None  # "I'm moving on to Phase 2": the next step, not a new home
     if pred == "lives_in" and obj.lemma_.lower() in GROUP_NOUNS | WORKPLACE_NOUNS:
         return None  # "I've been moved to the search team", "… to the Munich office"
     moved = (
@@ -169,6 +180,8 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
             return ("work_location", None)
         if any(t.lower_ in ADDITIVE_WORDS for t in clause.tokens):
             return ("side_project", None)
+    if pred == "visited" and (obj.pos_ not in ("NOUN", "PROPN") or obj.lemma_.lower() in ("work", "bed")):
+        return None  # "I went back to work": no visit
     if pred == "visited" and obj.ent_type_ not in LOCATION_LABELS and obj.pos_ != "PROPN":
         return ("attended", None)
     if pred == "has_pet":
@@ -178,6 +191,12 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
         return (pred, None) if noun in PET_NOUNS or names_attached(obj) else None
     if pred == "hobby" and obj.head.lemma_ == "go" and obj.tag_ != "VBG":
         return None  # "I go bouldering" is a hobby, "I go to work" is not
+    if pred in ("works_at", "studies_at", "member_of"):
+        called = next((c for c in obj.children if c.dep_ == "acl" and c.lemma_.lower() in NAME_VERBS), None)
+        slots = called.children if called is not None else ()
+        name = next((g for g in slots if g.dep_ in NAME_SLOT_DEPS and g.pos_ == "PROPN"), None)
+        if name is not None:
+            return (pred, text_of(name_of(name)))  # "a small fintech called Tink" → Tink
     if pred == "works_at" and obj.tag_ == "NNS" and not any(t.pos_ == "PROPN" for t in obj.subtree):
         return None  # "I work on SaaS for dental clinics": customers, not an employer
     if pred == "uses" and obj.pos_ == "PROPN" and any(c.dep_ == "prep" for c in obj.children):
@@ -240,7 +259,7 @@ def generic_fact(clause: Clause) -> Fact | None:
     head = clause.head
     rest = [t for t in clause.tokens if t.i != head.i]
     dated = head.lemma_ == "be" and clause.subject is not None and clause.subject.pos_ == "NOUN"
-    dated = dated and any(t.ent_type_ == "DATE" for t in rest)  # "my daughter's wedding is on June 14th"
+    dated = dated and any(t.ent_type_ in ("DATE", "TIME") for t in rest)  # "my standup is at 9:30"
     if substantive_count(rest, clause.subject) < MIN_SUBSTANTIVE_WORDS and not dated:
         return None
     subject = clause.subject
@@ -254,6 +273,8 @@ def generic_fact(clause: Clause) -> Fact | None:
     copula = next((c for c in head.children if c.dep_ in ("aux", "auxpass") and c.lemma_ == "be"), None)
     copular = head.pos_ in ("ADJ", "NOUN", "PROPN") and copula is not None  # "I'm left-handed"
     pred = "is" if lemma == "be" or copular else lemma
+    if pred == "use" and is_past(head):
+        pred = "used"  # "I used the distance formula": what one did, not the tool one uses (``uses``)
     prt = particle(head)
     if prt:
         pred = f"{pred}_{prt}"
@@ -269,15 +290,6 @@ def generic_fact(clause: Clause) -> Fact | None:
         return None  # "... one I will always remember": nothing left to remember
     kind: Kind = "event" if is_past(head) and lemma not in STATIVE_VERBS else "fact"
     return Fact(pred, kind, tuple(obj), specific=False)
-
-
-def shared_subject_verbs(head: Token) -> list[Token]:
-    """Verbs coordinated with ``head`` that share its subject ("I quit the bakery and *started* at X")."""
-    return [
-        c
-        for c in head.children
-        if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and first_child(c, "nsubj", "nsubjpass") is None
-    ]
 
 
 def casual_plan(clause: Clause) -> Fact | None:
@@ -311,6 +323,7 @@ def speaker_facts(clause: Clause) -> list[Fact]:
         if changed is not None:
             facts += changed
             continue
+        facts += work_setting_facts(part)  # "I work remotely for a startup": a setting and an employer
         routine = routine_facts(part)
         if routine:
             facts += routine
@@ -321,6 +334,21 @@ def speaker_facts(clause: Clause) -> list[Fact]:
             facts += verb_facts(part) + possession_facts(part)
         facts += job_noun_facts(part)
     if not facts:
-        fallback = generic_fact(clause)
-        facts = [fallback] if fallback is not None else []
+        facts = generic_facts(clause)
     return instead_endings(clause, facts)
+
+
+def generic_facts(clause: Clause) -> list[Fact]:
+    """The fallback for a whole clause, or for each verb of several that share its subject ("I finished
+    Dune and started a new thriller": what was finished is not "Dune and started …"), each with its own part
+    of the clause as its claim."""
+    verbs = verbs_of_their_own(clause.head)
+    if not verbs:
+        fallback = generic_fact(clause)
+        return [fallback] if fallback is not None else []
+    out: list[Fact] = []
+    for part in verb_parts(clause, verbs):
+        fact = generic_fact(part)
+        if fact is not None:
+            out.append(replace(fact, claim_tokens=part.tokens))
+    return out

@@ -81,6 +81,9 @@ def _acomp_facts(clause: Clause, acomp: Token) -> list[Fact]:
         return [Fact("interested_in", "preference", phrase(obj, clause))] if obj is not None else []
     if lemma == "allergic":
         obj = prep_object(acomp, ("to",))
+        misread = first_child(acomp, "xcomp")  # "allergic to shellfish", "shellfish" read as a verb
+        if obj is None and misread is not None:
+            return [Fact("allergic_to", "fact", (misread,))]
         return split_conjuncts(Fact("allergic_to", "fact", phrase(obj, clause)), obj, clause) if obj else []
     if low in DIETS:
         return [Fact("diet", "fact", object_text=low)]

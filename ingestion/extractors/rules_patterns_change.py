@@ -7,9 +7,11 @@ reconcile matches against the live memory it ends.
 * "I joined / I'm now at / I'm at X now" with X a named organisation → ``works_at`` X. ("I joined a book
   club" stays ``member_of``; a person or place is never an employer.)
 * "I switched / moved / migrated / changed (from Y) to X" with X a programming language → ``main_language``
-  X; any other X → ``uses`` X, and "from Y" → ``no_longer_uses`` Y. A diet ("switched to vegan") is left
-  to the verb table (``diet``), a place ("moved to Denver"; a place by the NER or by name:
-  ``ingestion.extractors.places``) to ``lives_in``, as is a home in one ("moved into a flat in Leeds").
+  X; any other X → ``uses`` X (a name with its version: "Python 3.12"), and "from Y" → ``no_longer_uses`` Y.
+  "I upgraded (Redis) to X": ``uses`` X, or the thing and its version ("Redis v7.0.5"); never a common
+  noun. A diet ("switched to vegan") is left to the verb table (``diet``), a place ("moved to Denver"; a
+  place by the NER or by name: ``ingestion.extractors.places``) to ``lives_in``, as is a home in one ("moved
+  into a flat in Leeds").
 * Replacements ("I replaced Jira with Linear", "I got rid of X", "I've gone off X", a value "now instead of
   Y"): ``rules_replacements``.
 * "I got promoted to X" → ``job_title`` X; "I graduated from X" → ``left`` X (ends ``studies_at`` X).
@@ -33,6 +35,7 @@ Anything else returns no facts and the clause goes through the usual patterns.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Final
@@ -74,10 +77,14 @@ FactReader = Callable[[Clause], list[Fact]]
 #: Verbs that end what their gerund / object names ("stopped eating", "quit my job", "gave up coffee").
 STOP_VERBS: Final = frozenset({"stop", "quit", "cease", "abandon", "drop"})
 STOP_PHRASALS: Final = frozenset(
-    {("give", "up"), ("break", "up"), ("split", "up"), ("move", "out"), ("give", "away")}
+    {("give", "up"), ("break", "up"), ("split", "up"), ("move", "out"), ("give", "away"), ("cut", "out")}
 )
 LEAVE_VERBS: Final = frozenset({"leave", "quit", "divorce", "exit", "sell"})
-SWITCH_VERBS: Final = frozenset({"switch", "move", "migrate", "change", "transition", "convert"})
+#: Multi-valued predicates a plain negation takes back ("I'm not allergic to shellfish after all").
+DENIABLE: Final = frozenset({"allergic_to"})
+SWITCH_VERBS: Final = frozenset(
+    {"switch", "move", "migrate", "change", "transition", "convert", "upgrade", "downgrade"}
+)
 #: What one moves into when one moves house: "we moved into a flat in Leeds".
 HOME_NOUNS: Final = frozenset({"flat", "apartment", "house", "home", "place", "condo", "studio", "townhouse"})
 START_VERBS: Final = frozenset({"start", "begin"})
@@ -138,7 +145,9 @@ def _gerund_endings(clause: Clause, gerund: Token, positive: FactReader) -> list
     if known:
         return known
     base = gerund.lemma_.lower()
-    obj = tuple(t for t in clause.tokens if t.i > gerund.i and not t.is_punct)
+    # what was done, without how completely it stopped ("stopped drinking alcohol completely")
+    manner = {t.i for c in (*gerund.children, *clause.head.children) if c.dep_ == "advmod" for t in c.subtree}
+    obj = tuple(t for t in clause.tokens if t.i > gerund.i and not t.is_punct and t.i not in manner)
     return [Fact(NO_LONGER_PREFIX + base, ENDING_KIND, obj), *_meat_facts(base, obj)]
 
 
@@ -181,10 +190,16 @@ def _stop_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     return [Fact(LEFT, ENDING_KIND, unowned(phrase(obj, clause)))]  # "gave up coffee", "dropped the class"
 
 
+#: Verbs of a new version of the same thing: what they move to must be a name or a version.
+UPGRADE_VERBS: Final = frozenset({"upgrade", "downgrade"})
+_VERSION: Final = re.compile(r"v?\d+(?:\.\d+)*")
+
+
 def _switch_facts(clause: Clause) -> list[Fact] | None:
     head = clause.head
-    if head.lemma_.lower() not in SWITCH_VERBS or is_negated(head):
-        return None
+    lemma = head.lemma_.lower()
+    if lemma not in SWITCH_VERBS or is_negated(head) or particle(head) == "on":
+        return None  # "moving on to Phase 2" goes on, it switches nothing
     source = next((c for c in head.children if c.dep_ == "prep" and c.lower_ in FROM_PREPS), None)
     thing = first_child(head, "dobj")  # "migrated our hosting from AWS to Hetzner"
     old = prep_object(head, FROM_PREPS) or (prep_object(thing, FROM_PREPS) if thing is not None else None)
@@ -193,10 +208,18 @@ def _switch_facts(clause: Clause) -> list[Fact] | None:
         return None  # "switched to a vegan diet": the verb table's diet row
     if new.ent_type_ in ("DATE", "TIME") or new.lower_.removesuffix("s") in WEEKDAYS:
         return None  # "switched my gym day to Thursdays": a new time, not a tool
-    if _is_language(new):
-        facts = [_language_fact(new)]
+    if any(c.dep_ == "nummod" and c.i < new.i for c in new.children):
+        return None  # "upgraded my laptop to 32GB of RAM": an amount, not a tool ("Pixel 8" is one)
+    if lemma in UPGRADE_VERBS:
+        return _upgrade_facts(clause, thing, new)
+    if _is_language(new) and not any(c.dep_ == "nummod" for c in new.children):
+        facts = [_language_fact(new)]  # "switched to Go"; "upgraded to Python 3.12" is a version used
     elif head.lemma_.lower() == "move" and new.lemma_.lower() in HOME_NOUNS:  # "into a flat in X"
-        place = next((t for t in clause.tokens if t.pos_ == "PROPN" and _a_place(t)), None)
+        # the place of what one moved into, or of the move; not the clause's first ("sold our house in
+        # Austin and moved into …")
+        where = prep_object(head, ("in",))
+        found = (*new.subtree, *(where.subtree if where is not None else ()))
+        place = next((t for t in found if t.pos_ == "PROPN" and _a_place(t)), None)
         return [Fact("lives_in", "event", name_of(place))] if place is not None else None
     elif head.lemma_.lower() == "move" and (new.pos_ != "PROPN" or _a_place(new)):
         return None  # a move to a place is lives_in (the verb table)
@@ -205,6 +228,16 @@ def _switch_facts(clause: Clause) -> list[Fact] | None:
     if old is not None:
         facts.append(Fact(NO_LONGER_PREFIX + "uses", ENDING_KIND, name_or_phrase(old, clause)))
     return facts
+
+
+def _upgrade_facts(clause: Clause, thing: Token | None, new: Token) -> list[Fact] | None:
+    """ "I upgraded to a Pixel 8" → uses Pixel 8; "I upgraded Redis to v7.0.5" → uses Redis v7.0.5 (the
+    thing and its version, so the client's version is not the server's); not "… to the latest versions"."""
+    if _VERSION.fullmatch(new.lower_):
+        if thing is None:
+            return None
+        return [Fact("uses", "event", (*unowned(name_or_phrase(thing, clause)), new))]
+    return [Fact("uses", "event", name_or_phrase(new, clause))] if new.pos_ == "PROPN" else None
 
 
 def _a_place(tok: Token) -> bool:
@@ -281,22 +314,35 @@ def _negated_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
         return None
     found = positive(clause)
     endings = [
-        _ending(f) for f in found if f.predicate != "plans_to" and (marked or is_single_valued(f.predicate))
+        _ending(f)
+        for f in found
+        if f.predicate != "plans_to" and (marked or is_single_valued(f.predicate) or f.predicate in DENIABLE)
     ]
     if endings:
         return endings
     at = prep_object(head, ("at",)) if head.lemma_.lower() == "be" else None
     if at is not None and _named_org(at):  # "I'm no longer at Google", "I'm not at Google anymore"
         return [Fact(NO_LONGER_PREFIX + "works_at", ENDING_KIND, phrase(at, clause))]
-    if not marked or head.pos_ not in ("VERB", "AUX") or head.lemma_.lower() == "be":
+    if not marked or head.pos_ not in ("VERB", "AUX"):
         return None
-    base = head.lemma_.lower()
-    obj = tuple(
-        t
-        for t in clause.tokens
-        if t.i > head.i and not t.is_punct and t.lower_ not in ANYMORE_WORDS | {"any", "more"}
-    )
+    base = "is" if head.lemma_.lower() == "be" else head.lemma_.lower()  # "I'm no longer on the keto diet"
+    obj = _ended_words(clause)
     return [Fact(NO_LONGER_PREFIX + base, ENDING_KIND, obj), *_meat_facts(base, obj)] if obj else None
+
+
+def _ended_words(clause: Clause) -> tuple[Token, ...]:
+    """The words after the head up to the first comma, without the ending's own words: "I don't drink coffee
+    anymore, only green tea" → "coffee"; "I'm no longer on the keto diet" → "on the keto diet"."""
+    out: list[Token] = []
+    for t in clause.tokens:
+        if t.i <= clause.head.i or t.lower_ in ANYMORE_WORDS | {"any", "more", "no", "not", "n't"}:
+            continue
+        if t.lower_ == "longer" and t.i > 0 and t.doc[t.i - 1].lower_ == "no":
+            continue
+        if t.is_punct:
+            break
+        out.append(t)
+    return tuple(out)
 
 
 def change_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:

@@ -19,16 +19,18 @@ from __future__ import annotations
 
 from typing import Final
 
-from spacy.tokens import Token
+from spacy.tokens import Span, Token
 
 from ingestion.extractors.base import Kind
-from ingestion.extractors.predicates import favorite_predicate
+from ingestion.extractors.predicates import DIED, NO_LONGER_PREFIX, favorite_predicate, is_single_valued
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_grammar import (
     Fact,
     children,
     core,
     first_child,
+    is_negated,
+    name_of,
     names_attached,
     phrase,
     prep_object,
@@ -125,9 +127,12 @@ def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> 
         return speakers.subject, [Fact(pred, kind, phrase(value, clause))]
     if noun in RELATION_NOUNS and value is not None and value.pos_ == "PROPN":
         return speakers.subject, []  # "my wife is Sara": a relationship, see rules_relations
+    gone = _gone(clause)
+    if gone is not None:  # "My manager left in October": no manager now
+        return speakers.subject, [gone]
     names = names_attached(subj)
     owner = text_of(names[0]) if names else f"{display_owner} {_owned_phrase(subj)}"
-    changed = new_amount(clause)
+    changed = new_amount(clause) or death(clause)  # "my grandmother passed away in March"
     return owner, [changed] if changed is not None else speaker_facts(clause)
 
 
@@ -172,5 +177,57 @@ def other_facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
         and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in value.children)
     ):
         return speakers.subject, [_favorite_fact(value, subj, clause)]
+    died = death(clause) if subj is not None and subj.pos_ == "PROPN" else None
+    if died is not None and subj is not None:  # "Milo passed away last week": Milo, whom the text names
+        return text_of(name_of(subj)), [died]
     opinion = _opinion(clause)
     return speakers.subject, [opinion] if opinion is not None else []
+
+
+#: Words that make a death a figure of speech or a near miss ("I almost died", "I'd die for that").
+_NOT_A_DEATH: Final = frozenset({"almost", "nearly", "practically", "literally", "basically"})
+
+
+def death(clause: Clause) -> Fact | None:
+    """ "X died", "X passed away": the event, for a relative, a friend or a pet (a possessed or named
+    subject, never the speaker); not "almost died", not a modal ("could die"), not "died laughing"."""
+    head = clause.head
+    if not _dies(head) or is_negated(head):
+        return None
+    if any(c.tag_ == "MD" or c.lower_ in _NOT_A_DEATH for c in head.children):
+        return None
+    if any(c.dep_ in ("xcomp", "advcl", "dobj") for c in head.children):
+        return None
+    return Fact(DIED, "event", object_text="")
+
+
+def _dies(head: Token) -> bool:
+    lemma = head.lemma_.lower()
+    away = any(c.dep_ in ("prt", "advmod") and c.lower_ in ("away", "on") for c in head.children)
+    return lemma == "die" or (lemma == "pass" and away)
+
+
+def names_a_death(sent: Span) -> bool:
+    """ "Milo passed away last week": a sentence without the speaker's words worth reading all the same."""
+    subject = first_child(sent.root, "nsubj")
+    return subject is not None and subject.pos_ == "PROPN" and _dies(sent.root)
+
+
+#: Verbs by which the holder of a single-valued tie of the speaker's goes ("my manager left").
+_GOING_VERBS: Final = frozenset({"leave", "quit", "retire", "resign"})
+
+
+def _gone(clause: Clause) -> Fact | None:
+    """ "My manager left in October", "my boss retired", "my girlfriend left me": the ending of that
+    single-valued tie of the speaker's (``no_longer_manager``, no object: it ends the tie whoever holds
+    it). A partner who "left his job" is still one; a manager who left the company is not."""
+    subj, head = clause.subject, clause.head
+    predicate = RELATION_NOUNS.get(subj.lemma_.lower()) if subj is not None else None
+    if predicate is None or not is_single_valued(predicate) or head.lemma_.lower() not in _GOING_VERBS:
+        return None
+    if is_negated(head) or any(c.tag_ == "MD" for c in head.children):
+        return None
+    left = first_child(head, "dobj")
+    if left is not None and left.lower_ not in ("me", "us") and predicate != "manager":
+        return None
+    return Fact(NO_LONGER_PREFIX + predicate, "event")

@@ -31,7 +31,7 @@ REPLACE_VERBS: Final = frozenset({"replace", "swap", "trade", "ditch", "drop", "
 REPLACEMENT_PREPS: Final = ("for", "with")
 #: Words that name the value a clause's own replaces: "instead of Spanish", "rather than Spanish".
 INSTEAD_WORDS: Final = {"instead": "of", "rather": "than"}
-NOW_WORDS: Final = frozenset({"now", "currently", "nowadays"})
+NOW_WORDS: Final = frozenset({"now", "currently", "nowadays", "lately"})
 ENDING_KIND: Final = "event"
 #: Words that set the thing one leaves apart from its successor, not part of its name ("my old Kindle").
 FORMER_WORDS: Final = frozenset({"old", "previous", "former", "current"})
@@ -48,7 +48,11 @@ def unowned(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
 
 
 def name_or_phrase(tok: Token, clause: Clause) -> tuple[Token, ...]:
-    return name_of(tok) if tok.pos_ == "PROPN" else phrase(tok, clause)
+    """A name with its version ("Python 3.12", "Pixel 8"), or the phrase of a common noun."""
+    if tok.pos_ != "PROPN":
+        return phrase(tok, clause)
+    version = tuple(c for c in tok.children if c.dep_ == "nummod" and c.i > tok.i)
+    return (*name_of(tok), *version)
 
 
 def _replace_facts(clause: Clause) -> list[Fact] | None:

@@ -5,7 +5,9 @@ changed).
 * "My rent went up to $1,950 a month", "my budget got cut to $300" (the thing is the subject) →
   "User's rent is $1,950 a month.";
 * "I bumped the batch size to 64", "we pushed the MVP deadline to June 15" (the speaker sets it) →
-  "User's batch size is 64.", "User's MVP deadline is on 15 June 2026." (subject "User's batch size").
+  "User's batch size is 64.", "User's MVP deadline is on 15 June 2026." (subject "User's batch size");
+  so does someone else, for a thing of the speaker's: "The dentist moved my appointment to April 2" →
+  "User's appointment is 2 April 2026.".
 
 The new value must hold a number or a date; "my score went from 78% to 92%" keeps its words (it tells the
 change itself), and "I moved the meeting to the big room" is no value.
@@ -26,6 +28,7 @@ SETTING_VERBS: Final = frozenset(
     {
         "go", "rise", "increase", "climb", "jump", "drop", "fall", "decrease", "change", "grow", "shrink",
         "cut", "lower", "raise", "reduce", "bump", "set", "push", "move", "up", "adjust", "update", "extend",
+        "reschedule", "postpone", "delay", "shift",
     }
 )  # fmt: skip
 STATE_TEMPLATE: Final = "{s} is {o}."
@@ -74,14 +77,16 @@ def new_amount(clause: Clause) -> Fact | None:
     return Fact("is", "fact", value, template="{s}" + said + " is {o}.")
 
 
-def new_setting(clause: Clause) -> tuple[str, Fact] | None:
+def new_setting(clause: Clause, *, by_another: bool = False) -> tuple[str, Fact] | None:
     """ "I bumped the batch size to 64" → ("batch size", "… is 64"): the thing the speaker set, as the
-    speaker's, and its new value (module doc)."""
+    speaker's, and its new value (module doc). ``by_another``: someone else set it, and it must be the
+    speaker's own ("The dentist moved my appointment to April 2"; not "They moved the launch to May")."""
     head = clause.head
     thing = first_child(head, "dobj")
     if not _changing(head) or thing is None or thing.pos_ != "NOUN":
         return None
-    if not any(c.dep_ in ("det", "poss") and c.lower_ in ("the", "my", "our") for c in thing.children):
+    owners = ("my", "our") if by_another else ("the", "my", "our")
+    if not any(t.dep_ in ("det", "poss") and t.lower_ in owners for t in thing.subtree if t.i < thing.i):
         return None  # "I cut costs to …": no one thing
     value = _value_after_to(clause, head)
     if value is None or any(t.i < thing.i for t in value):

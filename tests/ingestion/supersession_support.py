@@ -22,6 +22,12 @@ def ingest(project: Project, content: str, timestamp: str, user_id: str = "u1") 
     assert episode.status == "completed", episode.error
 
 
+def ingest_both(project: Project, before: str, after: str, later: str = LATER) -> None:
+    """The first message at :data:`FIRST`, the second at ``later``."""
+    ingest(project, before, FIRST)
+    ingest(project, after, later)
+
+
 def memory(project: Project, predicate: str, obj: str) -> Memory:
     return Memory.objects.get(project=project, predicate=predicate, object_value__iexact=obj)
 
