@@ -190,7 +190,10 @@ def _instruction_candidate(found: Found, ctx: MessageContext) -> CandidateOut | 
     main = tuple(t for t in tokens if t not in condition)
     while main and main[0].is_punct:  # the comma after a condition said first
         main = main[1:]
-    fact = instruction_fact(ctx.renderer.render(main), ctx.renderer.render(condition), opener, lead)
+    said = ctx.renderer.render(main)
+    if main and main[0].tag_ == "VBG":  # "stop suggesting wine" → "never suggest wine"
+        said = " ".join((main[0].lemma_, ctx.renderer.render(main[1:])))
+    fact = instruction_fact(said, ctx.renderer.render(condition), opener, lead)
     span = (tokens[0].idx, tokens[-1].idx + len(tokens[-1]))
     return build_candidate(ctx, fact, ctx.speakers.subject, tokens, span, clause=None, primary=True)
 

@@ -9,7 +9,7 @@ come first: "When I ask about X, always …"), or after an opener that makes it 
 "going forward", "in future"), optionally after "please"; or "don't" before a verb of what the assistant
 writes ("Don't use emojis", "Please do not repeat my question": said as "never use emojis"; "Don't forget
 the tent" is a one-off request, ``OUTPUT_VERBS``), or "stop" before one's gerund ("Please stop suggesting
-wine pairings").
+wine pairings": said as "never suggest wine pairings", so a later "you can suggest them again" ends it).
 The small tagger often reads a sentence-initial verb that is also a noun or an adjective as one ("Always
 *state* the base cases", "Always *store* dates in UTC", "Always *close* with a table"): right after
 "always"/"never" or an opener nothing but a verb fits, so a word the lemmatizer knows as a verb counts there
@@ -149,11 +149,15 @@ def _from(
     elif _negated_output(tokens, i):  # "Don't use emojis": "never use emojis"
         i += 2
         start, lead, standing = i, "never", True
-    elif _stops_output(tokens, i):  # "Please stop suggesting wine pairings"
-        standing = True
+    elif _stops_output(tokens, i):  # "Please stop suggesting wine pairings": "never suggest wine pairings"
+        i += 1
+        start, lead, standing = i, "never", True
     elif opener is None:
         return None
-    if i >= len(tokens) or not _imperative(tokens[i], after_standing=standing or opener is not None):
+    stopped = lead == "never" and i < len(tokens) and tokens[i].tag_ == "VBG"
+    if i >= len(tokens) or not (
+        stopped or _imperative(tokens[i], after_standing=standing or opener is not None)
+    ):
         return None
     verb = tokens[i]
     if verb.lemma_.lower() == "call" and any(c.lower_ == "me" for c in verb.children):

@@ -206,3 +206,11 @@ INSTRUCTION_VALUE_KINDS: Final = (
 
 #: Parts of an employer one is moved to, not a home ("I've been moved to the search team").
 WORKPLACE_NOUNS: Final = words("office department division branch project role position shift unit squad")
+#: What one moves into when one moves house: "we moved into a flat in Leeds".
+HOME_NOUNS: Final = frozenset({"flat", "apartment", "house", "home", "place", "condo", "studio", "townhouse"})
+#: Places named by a common noun that one can move to ("we moved to the suburbs"); a move "to a parabola"
+#: or "to the next problem" is none.
+PLACE_NOUNS: Final = HOME_NOUNS | words(
+    "suburbs suburb countryside city town village coast country area neighborhood neighbourhood island "
+    "state abroad states capital mountains seaside"
+)

@@ -46,6 +46,7 @@ from ingestion.extractors.rules_lexicon import (
     DIETS,
     GROUP_NOUNS,
     PET_NOUNS,
+    PLACE_NOUNS,
     RELATION_NOUNS,
     WORKPLACE_NOUNS,
 )
@@ -165,6 +166,8 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
         return None  # "the meeting got moved to Thursday" is no move home
     if pred == "lives_in" and particle(clause.head) == "on":
         return None  # "I'm moving on to Phase 2": the next step, not a new home
+    if pred == "lives_in" and rule.kind == "event" and not _a_place_to_live(obj):
+        return None  # "User moves from an ellipse to a parabola"
     if pred == "lives_in" and obj.lemma_.lower() in GROUP_NOUNS | WORKPLACE_NOUNS:
         return None  # "I've been moved to the search team", "… to the Munich office"
     moved = (
@@ -204,6 +207,11 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
     if pred == "member_of" and obj.ent_type_ == "ORG" and obj.lemma_.lower() not in GROUP_NOUNS:
         return ("works_at", None)
     return (pred, None)
+
+
+def _a_place_to_live(obj: Token) -> bool:
+    """What a move can be to: a place by the NER or a name, or a common noun of a place ("the suburbs")."""
+    return obj.ent_type_ in LOCATION_LABELS or obj.pos_ == "PROPN" or obj.lemma_.lower() in PLACE_NOUNS
 
 
 def _tense_allows(rule: VerbRule, head: Token, *, positive: bool = False) -> bool:

@@ -59,6 +59,7 @@ from ingestion.extractors.rules_grammar import (
 from ingestion.extractors.rules_lexicon import (
     DIETS,
     GROUP_NOUNS,
+    HOME_NOUNS,
     JOB_NOUNS,
     MEAT_WORDS,
     PROGRAMMING_LANGUAGES,
@@ -85,8 +86,6 @@ DENIABLE: Final = frozenset({"allergic_to"})
 SWITCH_VERBS: Final = frozenset(
     {"switch", "move", "migrate", "change", "transition", "convert", "upgrade", "downgrade"}
 )
-#: What one moves into when one moves house: "we moved into a flat in Leeds".
-HOME_NOUNS: Final = frozenset({"flat", "apartment", "house", "home", "place", "condo", "studio", "townhouse"})
 START_VERBS: Final = frozenset({"start", "begin"})
 CODE_VERBS: Final = frozenset({"code", "program", "write", "develop", "work", "use"})
 #: Verbs that say a language is the speaker's main one on their own ("I code in Go"); "use" needs a word

@@ -107,6 +107,13 @@ def test_a_past_use_is_not_a_tool_in_use() -> None:
     assert [c.predicate for c in one("I used the distance formula.")] == ["used"]
 
 
+def test_a_move_is_to_a_place() -> None:
+    assert [c.object for c in one("We moved to the suburbs last year.") if c.predicate == "lives_in"] == [
+        "suburbs"
+    ]
+    assert not [c for c in one("Now I move from an ellipse to a parabola.") if c.predicate == "lives_in"]
+
+
 def test_a_move_back_is_a_new_home_and_moving_on_is_none() -> None:
     assert [(c.predicate, c.object) for c in one("We moved back to Denver last year.")] == [
         ("lives_in", "Denver")
@@ -174,8 +181,8 @@ def test_a_value_used_instead_of_another_lately_ends_it() -> None:
 @pytest.mark.parametrize(
     ("text", "instruction"),
     [
-        ("Oh and please stop suggesting wine pairings.", "stop suggesting wine pairings"),
-        ("Stop using emojis.", "stop using emojis"),
+        ("Oh and please stop suggesting wine pairings.", "never suggest wine pairings"),
+        ("Stop using emojis.", "never use emojis"),
     ],
 )
 def test_stop_before_a_verb_of_writing_is_a_standing_instruction(text: str, instruction: str) -> None:

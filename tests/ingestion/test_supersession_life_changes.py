@@ -155,6 +155,7 @@ def test_what_only_looks_like_a_new_value_supersedes_nothing(
     ("before", "after", "obj"),
     [
         ("Don't use bullet points.", "You can use bullet points again.", "never use bullet points"),
+        ("Please stop using emojis.", "You can use emojis again.", "never use emojis"),
         (
             "Never add emojis to your replies.",
             "Feel free to add emojis again!",
