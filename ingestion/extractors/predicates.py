@@ -173,6 +173,7 @@ SINGLE_VALUED: Final[frozenset[str]] = frozenset(
         "bedtime",
         "preferred_name",
         "work_setting",
+        "weight",
     }
 )
 

@@ -50,6 +50,7 @@ from ingestion.extractors.rules_lexicon import (
     RELATION_NOUNS,
     WORKPLACE_NOUNS,
 )
+from ingestion.extractors.rules_measures import weight_facts
 from ingestion.extractors.rules_patterns_be import copula_facts, job_noun_facts, possession_facts
 from ingestion.extractors.rules_patterns_change import change_facts
 from ingestion.extractors.rules_replacements import instead_endings
@@ -332,6 +333,7 @@ def speaker_facts(clause: Clause) -> list[Fact]:
             facts += changed
             continue
         facts += work_setting_facts(part)  # "I work remotely for a startup": a setting and an employer
+        facts += weight_facts(part)
         routine = routine_facts(part)
         if routine:
             facts += routine

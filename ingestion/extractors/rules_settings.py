@@ -9,8 +9,8 @@ changed).
   so does someone else, for a thing of the speaker's: "The dentist moved my appointment to April 2" →
   "User's appointment is 2 April 2026.".
 
-The new value must hold a number or a date; "my score went from 78% to 92%" keeps its words (it tells the
-change itself), and "I moved the meeting to the big room" is no value.
+The new value must hold a number, a date or an email address; "my score went from 78% to 92%" keeps its
+words (it tells the change itself), and "I moved the meeting to the big room" is no value.
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ def _value_after_to(clause: Clause, head: Token) -> tuple[Token, ...] | None:
     value = tuple(t for t in clause.tokens if t.i > to.i and (not t.is_punct or t.text in UNIT_SYMBOLS))
     numbered = any(t.like_num or any(ch.isdigit() for ch in t.text) for t in value)
     dated = any(t.ent_type_ in ("DATE", "TIME") for t in value)
-    return value if value and (numbered or dated) else None
+    address = any(t.like_email for t in value)  # "I changed my email to sam@example.com"
+    return value if value and (numbered or dated or address) else None
 
 
 def _changing(head: Token) -> bool:

@@ -221,3 +221,26 @@ def test_how_completely_a_habit_stopped_is_not_what_stopped() -> None:
     assert [(c.predicate, c.object) for c in one("I've stopped drinking alcohol completely.")] == [
         ("no_longer_drink", "alcohol")
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "weight"),
+    [
+        ("I weigh 180 pounds.", "180 pounds"),
+        ("I'm down to 165 pounds now.", "165 pounds"),
+        ("I'm up to 72 kg.", "72 kg"),
+    ],
+)
+def test_a_weight_in_any_wording_is_one_predicate(text: str, weight: str) -> None:
+    assert [c.object for c in one(text) if c.predicate == "weight"] == [weight]
+
+
+@pytest.mark.parametrize("text", ["I weigh my options carefully.", "I lost 10 pounds.", "I'm 34."])
+def test_what_is_no_weight(text: str) -> None:
+    assert not [c for c in one(text) if c.predicate == "weight"]
+
+
+def test_a_new_email_address_is_the_value_of_the_speakers_email() -> None:
+    assert [c.claim for c in one("I changed my email to sam@example.com.")] == [
+        "User's email is sam@example.com."
+    ]

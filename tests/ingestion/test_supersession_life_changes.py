@@ -37,6 +37,7 @@ from tests.ingestion.supersession_support import assert_superseded, ingest_both,
             "in the office",
         ),
         ("I work from home on Fridays.", "I'm fully remote now.", "work_setting", "hybrid", "remote"),
+        ("I weigh 180 pounds.", "I'm down to 165 pounds now.", "weight", "180 pounds", "165 pounds"),
         (
             "We live in Austin.",
             "We sold our house in Austin and moved into an apartment in Seattle.",
