@@ -38,3 +38,10 @@ def assert_superseded(old: Memory, new: Memory) -> None:
     assert (old.status, old.superseded_by_id) == ("superseded", new.pk)
     assert old.valid_until == new.valid_from
     assert new.status == "active"
+
+
+def assert_new_value(project: Project, before: str, after: str, predicate: str, old: str, new: str) -> None:
+    """Said at :data:`FIRST` and :data:`LATER`, the second message's value of ``predicate`` replaces the
+    first's."""
+    ingest_both(project, before, after)
+    assert_superseded(memory(project, predicate, old), memory(project, predicate, new))

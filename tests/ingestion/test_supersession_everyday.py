@@ -8,7 +8,14 @@ from __future__ import annotations
 import pytest
 
 from memhq.models import Memory, Project
-from tests.ingestion.supersession_support import FIRST, LATER, assert_superseded, ingest, memory
+from tests.ingestion.supersession_support import (
+    FIRST,
+    LATER,
+    assert_new_value,
+    assert_superseded,
+    ingest,
+    memory,
+)
 
 
 @pytest.mark.parametrize(
@@ -37,9 +44,7 @@ from tests.ingestion.supersession_support import FIRST, LATER, assert_superseded
 def test_a_new_value_supersedes_the_old_one(
     project: Project, before: str, after: str, predicate: str, old: str, new: str
 ) -> None:
-    ingest(project, before, FIRST)
-    ingest(project, after, LATER)
-    assert_superseded(memory(project, predicate, old), memory(project, predicate, new))
+    assert_new_value(project, before, after, predicate, old, new)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from memhq.models import Memory, Project
-from tests.ingestion.supersession_support import assert_superseded, ingest_both, memory
+from tests.ingestion.supersession_support import assert_new_value, assert_superseded, ingest_both, memory
 
 
 @pytest.mark.parametrize(
@@ -50,8 +50,7 @@ from tests.ingestion.supersession_support import assert_superseded, ingest_both,
 def test_a_new_value_supersedes_the_old_one(
     project: Project, before: str, after: str, predicate: str, old: str, new: str
 ) -> None:
-    ingest_both(project, before, after)
-    assert_superseded(memory(project, predicate, old), memory(project, predicate, new))
+    assert_new_value(project, before, after, predicate, old, new)
 
 
 @pytest.mark.parametrize(
