@@ -11,6 +11,8 @@ import re
 
 from django.db.models import Q
 
+from ingestion.cancellations import calls_off, cancel_scope, cancels
+from ingestion.claim_words import words as _words
 from ingestion.extractors.predicates import (
     LEFT,
     NOT_LEAVABLE,
@@ -20,6 +22,7 @@ from ingestion.extractors.predicates import (
     is_single_valued,
     normalise_predicate,
 )
+from ingestion.extractors.rules_cancellations import CANCELLED
 from ingestion.extractors.rules_instructions import PREDICATE as INSTRUCTION
 from ingestion.extractors.rules_lexicon import INSTRUCTION_VALUE_KINDS
 from ingestion.temporal import MONTH_WORDS
@@ -29,14 +32,6 @@ from memhq.models import Candidate, Memory, MemoryKind
 def entity_of(candidate: Candidate, role: str) -> str | None:
     """The entity id of the candidate's mention in ``role`` ("subject", "object"), if resolved."""
     return next((m.get("entity_id") for m in candidate.mentions if m.get("role") == role), None)
-
-
-_WORDS = re.compile(r"[a-z0-9]+")
-_ARTICLES = frozenset({"a", "an", "the", "my", "our"})
-
-
-def _words(text: str) -> list[str]:
-    return [w for w in _WORDS.findall(text.casefold()) if w not in _ARTICLES]
 
 
 _MONTH = "(?:" + "|".join(sorted(MONTH_WORDS, key=len, reverse=True)) + ")"
@@ -179,7 +174,7 @@ def ending_covers(candidate: Candidate, memory: Memory) -> bool:
 
 def is_ending(predicate: str) -> bool:
     name = normalise_predicate(predicate)
-    return name == LEFT or ending_base(name) is not None
+    return name in (LEFT, CANCELLED) or ending_base(name) is not None
 
 
 #: Words that make an instruction standing, not part of what it asks.
@@ -261,6 +256,8 @@ def contradicts(candidate: Candidate, memory: Memory) -> bool:
     """Does the new candidate end or replace this (same-subject) memory?"""
     if normalise_predicate(candidate.predicate) == INSTRUCTION == normalise_predicate(memory.predicate):
         return other_instruction_value(candidate, memory)
+    if calls_off(candidate):
+        return cancels(candidate, memory)
     if new_kind_now(candidate, memory) or new_version(candidate, memory):
         return True
     if ends(candidate.predicate, memory.predicate):
@@ -308,6 +305,9 @@ def scope_filter(candidate: Candidate) -> Q:
         if not words:
             return Q()
         return same_subject & ~Q(predicate__in=NOT_LEAVABLE) & Q(object_value__icontains=words[0])
+    if name == CANCELLED:
+        cancelled = cancel_scope(candidate)
+        return same_subject & cancelled if cancelled else Q()
     predicates = scope_predicates(name) | ({name} if says_now(candidate) else frozenset())
     predicates |= VERSIONED_PREDICATES if is_new_version(candidate) else frozenset()
     return same_subject & Q(predicate__in=sorted(predicates)) if predicates else Q()
@@ -325,6 +325,8 @@ def in_scope(candidate: Candidate, memory: Memory) -> bool:
             and memory.predicate not in NOT_LEAVABLE
             and words[0] in memory.object_value.casefold()
         )
+    if name == CANCELLED:
+        return cancels(candidate, memory)
     if is_new_version(candidate) and memory.predicate in VERSIONED_PREDICATES:
         return True
     return memory.predicate in scope_predicates(name) or (says_now(candidate) and memory.predicate == name)

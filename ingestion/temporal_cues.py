@@ -1,5 +1,6 @@
 """The words around a time expression that change how it is read (``ingestion.temporal``): a future cue
-before it in the same sentence, a present "is" or a rescheduling right before it, "since"/"until" before a
+before it in the same sentence (an arrangement's progressive, an appointment one has), a present "is" or a
+rescheduling right before it, "since"/"until" before a
 bare month or year, "every" before a habit."""
 
 from __future__ import annotations
@@ -51,6 +52,15 @@ _SCHEDULED_CUE = re.compile(
     r"(?:\s+(?:now|still|actually|due|set|scheduled|planned|booked|on|for|at|until|till))*\s+$",
     re.I,
 )
+#: A present "have" of an appointment, a few words before the date: "I have a dentist appointment on July 2",
+#: "I've got an interview with Acme on Friday" are still to come ("I had an interview on Friday" is past).
+APPOINTMENT_GAP_WORDS: Final = 3
+_APPOINTMENT_CUE = re.compile(
+    r"(?:\b(?:have|has)|['’]ve\s+got|\bgot)\s+(?:[^\s.!?]+\s+){0,3}"
+    r"(?:appointment|meeting|interview|flight|reservation|booking|exam|surgery|checkup|check-up|deadline)s?"
+    rf"(?:\s+[^\s.!?]+){{0,{APPOINTMENT_GAP_WORDS}}}\s+$",
+    re.I,
+)
 #: "every Friday", "each spring": a habit, not a date (resolving it stored "deploys every on 27 February").
 _RECURRING = re.compile(r"\b(?:every|each)(?:\s+other)?\s+$", re.IGNORECASE)
 
@@ -62,6 +72,8 @@ def future(text: str, start: int) -> bool:
     if _FUTURE_CUE.search(text, sentence_start, start) is not None:
         return True
     if _SCHEDULED_CUE.search(text, sentence_start, start) is not None:
+        return True
+    if _APPOINTMENT_CUE.search(text, sentence_start, start) is not None:
         return True
     return _ARRANGEMENT_CUE.search(text, sentence_start, start) is not None
 

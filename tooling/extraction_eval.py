@@ -198,7 +198,7 @@ def _supersession_ok(old: Label, new: Label, memories: Sequence[Memory]) -> bool
             successor is not None
             and new.matches(successor)
             and successor.status == MemoryStatus.ACTIVE
-            and memory.valid_until == successor.valid_from
+            and memory.valid_until == max(successor.valid_from, memory.valid_from)  # a plan called off early
         ):
             return True
     return False

@@ -10,10 +10,8 @@ Choices recorded here:
 * **Relocations are ``lives_in``.** "I moved to Lisbon" is an *event* candidate whose predicate is
   ``lives_in`` (valid from the move), so it supersedes an earlier "lives in Berlin".
 * **``works_on`` is the line of work / product / market the subject is on right now** and is single-valued:
-  "I work on B2B SaaS" then "we pivoted to B2C" gives ``works_on=B2C``, which supersedes
-  ``works_on=B2B SaaS``.
-  Work that is explicitly *additional* ("I also work on a side project") is ``side_project``, which is
-  multi-valued, so it never displaces the main line of work.
+  "I work on B2B SaaS" then "we pivoted to B2C" gives ``works_on=B2C``, which supersedes ``works_on=B2B
+  SaaS``. Work that is *additional* ("I also work on a side project") is the multi-valued ``side_project``.
 * **``job`` means the job title** (``job_title``); the employer is ``works_at``.
 * **``favorite_<x>`` is an open family** (favorite_book, favorite_food, ...): every member is single-valued.
   ``favourite_`` is folded into ``favorite_``.
@@ -30,8 +28,9 @@ Choices recorded here:
   "I stopped eating meat" say a state ended without naming the new one. They are ``no_longer_<p>``
   candidates ("no_longer_works_at Google", "no_longer_eat meat") or ``left`` ("left Google": whatever live
   memory names Google as employer, home, school, group or partner). Reconcile stores the ending (a true
-  statement, active) and supersedes the live memories it ends (:func:`ends`): same subject,
-  an ended predicate, the same object (an ending with no object, "I quit my job", ends every value).
+  statement, active) and supersedes the live memories it ends (:func:`ends`): same subject, an ended
+  predicate, the same object (an ending with no object, "I quit my job", ends every value). A plan called
+  off (``cancelled``) ends the plan it names (``ingestion.conflicts.cancels``).
 * **Opposites end each other**: "dislikes sushi" ends "likes sushi" (and back), and re-stating a state
   ("I work at Google again") ends its "no_longer_" memory.
 * **What one watches or reads is media**: the object of ``watch``/``read`` (and re-/binge forms) is typed
@@ -60,6 +59,8 @@ PREDICATES: Final[dict[str, str]] = {
     "wakes_up": "the time the subject gets up on a usual day",
     "bedtime": "the time the subject goes to bed on a usual day",
     "preferred_name": "what the subject wants to be called",
+    "timezone": "the subject's time zone ('Eastern', 'UTC+2'; single-valued)",
+    "subscription_plan": "the plan or tier of a service the subject is on ('Pro plan'; single-valued)",
     # work and study
     "works_at": "current employer",
     "job_title": "current job title / occupation",
@@ -98,6 +99,7 @@ PREDICATES: Final[dict[str, str]] = {
     "main_language": "the programming language the subject mainly works in (single-valued)",
     "uses": "a tool, product or service the subject uses",
     "left": "something the subject left, quit or gave up: employer, home, group, partner, habit (ends it)",
+    "cancelled": "a plan, booking or membership the subject called off (ends it)",
     "plans_to": "something the subject intends to do",
     "decided": "a decision the subject made",
     "visited": "a place the subject went to",
@@ -174,6 +176,8 @@ SINGLE_VALUED: Final[frozenset[str]] = frozenset(
         "preferred_name",
         "work_setting",
         "weight",
+        "subscription_plan",
+        "timezone",
     }
 )
 
@@ -186,30 +190,11 @@ NO_LONGER_PREFIX: Final = "no_longer_"
 LEFT: Final = "left"
 NOT_LEAVABLE: Final[frozenset[str]] = frozenset(
     {
-        "likes",
-        "dislikes",
-        "prefers",
-        "wants",
-        "interested_in",
-        "finds",
-        "allergic_to",
-        "is_from",
-        "name",
-        "age",
-        "birthday",
-        "sibling",
-        "parent",
-        "has_child",
-        "relative",
-        "friend",
-        "mentor",
-        "visited",
-        "attended",
-        "decided",
-        "plans_to",
-        LEFT,
+        "likes", "dislikes", "prefers", "wants", "interested_in", "finds", "allergic_to", "is_from", "name",
+        "age", "birthday", "sibling", "parent", "has_child", "relative", "friend", "mentor", "visited",
+        "attended", "decided", "plans_to", LEFT,
     }
-)
+)  # fmt: skip
 #: A death (of a relative, a friend, a pet): an event with no object, which ends nothing.
 DIED: Final = "died"
 #: What the ending of a state ends besides the state: no longer liking tea ends preferring it.

@@ -30,6 +30,7 @@ from spacy.tokens import Doc, Span, Token
 from ingestion.extractors.base import CandidateOut, EpisodeIn, ExtractionResult, MessageIn
 from ingestion.extractors.predicates import is_change
 from ingestion.extractors.rules_accepted import accepted
+from ingestion.extractors.rules_cancellations import cancellation
 from ingestion.extractors.rules_candidates import (
     CHANGE_PREDICATES,
     MessageContext,
@@ -80,6 +81,9 @@ PERSON_ROLES: Final = frozenset({"user"})
 
 
 def _facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
+    cancelled = cancellation(clause)
+    if cancelled is not None:  # "I had to cancel the Lisbon trip", "my flight got cancelled"
+        return speakers.subject, [cancelled]
     if clause.subject_kind in ("speaker", "implicit"):
         setting = new_setting(clause)
         if setting is not None:  # "I bumped the batch size to 64": "User's batch size is 64."

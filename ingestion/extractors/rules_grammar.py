@@ -51,6 +51,12 @@ def first_child(tok: Token, *deps: str) -> Token | None:
     return next((c for c in tok.children if c.dep_ in deps), None)
 
 
+def speakers_own(noun: Token) -> bool:
+    """ "*my* name", "*our* rent": the speaker owns the noun itself, not through another ("my sister's name";
+    ``rules_clauses.owned_by_speaker`` follows such chains)."""
+    return any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in noun.children)
+
+
 #: Adverbs of direction the parser hangs a verb's preposition under ("moved *back* to Ohio").
 DIRECTION_ADVERBS = frozenset({"back", "over", "out", "away", "down", "up"})
 

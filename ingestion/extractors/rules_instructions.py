@@ -29,7 +29,7 @@ from spacy.tokens import Span, Token
 
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_grammar import Fact, is_negated, name_of
-from ingestion.extractors.rules_lexicon import words
+from ingestion.extractors.rules_lexicon import INSTRUCTION_VALUE_KINDS, words
 from ingestion.extractors.rules_nlp import verb_forms
 
 #: Adverbs that make an imperative a standing rule.
@@ -107,10 +107,52 @@ def instruction(sent: Span) -> Found | None:
     found = _from(tokens, i, opener or trailing, condition)
     if found is not None and trailing is not None:
         found = (found[0], "", found[2])
+    if found is None and opener is None and condition is None:  # "Please use metric units."
+        found = _form_request(tokens, i)
     if found is None and opener is None:  # "I'm allergic to shellfish, so please never suggest …"
         later = next((k for k in range(1, len(tokens)) if _gives_way(tokens, k)), None)
         found = _from(tokens, _past_lead_ins(tokens, later + 1), None) if later is not None else None
     return found
+
+
+#: Verbs of a request about the form of every answer ("Please use metric units", "please answer in Spanish").
+FORM_VERBS: Final = words("use answer reply respond write keep speak talk format stick")
+#: What such a request is about: the value words of ``INSTRUCTION_VALUE_KINDS`` ("metric", "Spanish",
+#: "short"), or a noun of the answers' form.
+FORM_WORDS: Final = frozenset().union(*INSTRUCTION_VALUE_KINDS) | words(
+    """
+    units measurements spelling answers replies responses explanations tone bullet bullets emojis emoji
+    markdown tables
+    """
+)
+#: The nouns an object of such a request may be ("use *British spelling*"; not "write *the email* in
+#: formal English": one piece of writing).
+FORM_OBJECTS: Final = FORM_WORDS | words("language english format style points sentences paragraphs")
+#: Words that point at one thing at hand: a one-off request ("Please translate this into Spanish").
+AT_HAND: Final = words("this that it these those above below here")
+
+
+def _form_request(tokens: list[Token], i: int) -> Found | None:
+    """ "Please use metric units", "Please keep your answers short", "Answer in Spanish, please": a polite
+    imperative about the form of the answers (``FORM_VERBS`` with a ``FORM_WORDS`` word), a rule for every
+    later answer, unlike "Please explain this code" or "Please write the email in formal English"."""
+    asked = any(t.lower_ == "please" for t in tokens[:i]) or _ends_with(tokens, ("please",))
+    if not asked or i >= len(tokens):
+        return None
+    verb = tokens[i]
+    if verb.lemma_.lower() not in FORM_VERBS or not _imperative(verb, after_standing=True):
+        return None
+    said = [t for t in verb.subtree if t.i > verb.i]
+    thing = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    if thing is not None and thing.lower_ not in FORM_OBJECTS:
+        return None
+    formal = any(t.lower_ in FORM_WORDS or t.lemma_.lower() in FORM_WORDS for t in said)  # "shorter"
+    if not formal or any(t.lower_ in AT_HAND for t in said):
+        return None
+    body = [t for t in verb.subtree if t.i >= verb.i]
+    while body and (body[-1].is_punct or body[-1].lower_ == "please"):
+        body.pop()
+    return tuple(body), "", ""
 
 
 def _ends_with(tokens: list[Token], phrase: tuple[str, ...]) -> bool:

@@ -23,6 +23,7 @@ from typing import Final
 from spacy.tokens import Token
 
 from ingestion.extractors.base import Kind
+from ingestion.extractors.predicates import is_single_valued
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_filters import substantive_count
 from ingestion.extractors.rules_grammar import (
@@ -53,8 +54,10 @@ from ingestion.extractors.rules_lexicon import (
 from ingestion.extractors.rules_measures import weight_facts
 from ingestion.extractors.rules_patterns_be import copula_facts, job_noun_facts, possession_facts
 from ingestion.extractors.rules_patterns_change import change_facts
+from ingestion.extractors.rules_plan_tiers import plan_tier_facts
 from ingestion.extractors.rules_replacements import instead_endings
 from ingestion.extractors.rules_routines import routine_facts
+from ingestion.extractors.rules_time_zones import time_zone_facts
 from ingestion.extractors.rules_verb_parts import shared_subject_verbs, verb_parts, verbs_of_their_own
 from ingestion.extractors.rules_work_setting import work_setting_facts
 from ingestion.temporal import WEEKDAYS
@@ -282,8 +285,10 @@ def generic_fact(clause: Clause) -> Fact | None:
     copula = next((c for c in head.children if c.dep_ in ("aux", "auxpass") and c.lemma_ == "be"), None)
     copular = head.pos_ in ("ADJ", "NOUN", "PROPN") and copula is not None  # "I'm left-handed"
     pred = "is" if lemma == "be" or copular else lemma
-    if pred == "use" and is_past(head):
-        pred = "used"  # "I used the distance formula": what one did, not the tool one uses (``uses``)
+    if pred == "use" and (is_past(head) or first_child(head, "auxpass") is not None):
+        pred = "used"  # "I used the distance formula", "I'm used to it": not the tool one uses (``uses``)
+    if is_single_valued(pred):  # "we named the project Falcon", "I partnered with Acme": no name, no partner
+        pred = f"{pred}s"
     prt = particle(head)
     if prt:
         pred = f"{pred}_{prt}"
@@ -328,6 +333,10 @@ def speaker_facts(clause: Clause) -> list[Fact]:
     facts: list[Fact] = []
     for head in (clause.head, *shared_subject_verbs(clause.head)):
         part = clause if head is clause.head else replace(clause, head=head)
+        tier = plan_tier_facts(part) or time_zone_facts(part)  # "upgraded to the Pro plan", "on CET"
+        if tier:
+            facts += tier
+            continue
         changed = change_facts(part, _positive_facts)
         if changed is not None:
             facts += changed

@@ -104,7 +104,8 @@ def _acomp_facts(clause: Clause, acomp: Token) -> list[Fact]:
 
 def _attr_facts(clause: Clause, attr: Token) -> list[Fact]:
     lemma, low = attr.lemma_.lower(), attr.lower_
-    if attr.pos_ == "PROPN" and attr.ent_type_ in ("", "PERSON") and _named(attr, clause):
+    speaker = clause.subject_kind in ("speaker", "implicit")  # not "my sister's favourite book is Emma"
+    if speaker and attr.pos_ == "PROPN" and attr.ent_type_ in ("", "PERSON") and _named(attr, clause):
         return [Fact("name", "fact", name_of(attr), template=NAME_TEMPLATE)]  # "I'm Ana"
     if lemma == "fan":
         obj = prep_object(attr, ("of",))

@@ -56,6 +56,7 @@ from ingestion.extractors.rules_grammar import (
     prep_object,
     text_of,
 )
+from ingestion.extractors.rules_job_loss import job_loss_facts
 from ingestion.extractors.rules_lexicon import (
     DIETS,
     GROUP_NOUNS,
@@ -285,7 +286,7 @@ def _new_value_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
         return [Fact("job_title", "event", tuple(t for t in verb.subtree if t.lower_ != "to"))]
     if lemma == "graduate":  # "I graduated from MIT": the event, which ends studying there
         school = prep_object(head, ("from",))
-        return [Fact(LEFT, "event", phrase(school, clause))] if school is not None else None
+        return [Fact(LEFT, "event", unowned(phrase(school, clause)))] if school is not None else None
     if lemma == "report":
         boss = prep_object(head, ("to",))
         return (
@@ -329,6 +330,18 @@ def _negated_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     return [Fact(NO_LONGER_PREFIX + base, ENDING_KIND, obj), *_meat_facts(base, obj)] if obj else None
 
 
+def _used_to_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
+    """ "I used to live in Berlin", "I used to love horror movies": a state that held, so its ending."""
+    head = clause.head
+    if head.lemma_.lower() != "use" or head.tag_ != "VBD" or is_negated(head):
+        return None
+    after = head.doc[head.i + 1] if head.i + 1 < len(head.doc) else None
+    if after is None or after.lower_ != "to":
+        return None  # "I used Grafana to find the leak": a tool used for something, not a past habit
+    inner = next((c for c in head.children if c.dep_ == "xcomp" and c.tag_ == "VB"), None)
+    return _gerund_endings(clause, inner, positive) if inner is not None else None
+
+
 def _ended_words(clause: Clause) -> tuple[Token, ...]:
     """The words after the head up to the first comma, without the ending's own words: "I don't drink coffee
     anymore, only green tea" → "coffee"; "I'm no longer on the keto diet" → "on the keto diet"."""
@@ -350,7 +363,7 @@ def change_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     replaced = replacement_facts(clause)
     if replaced is not None:
         return replaced
-    for reader in (_stop_facts, _negated_facts):
+    for reader in (_stop_facts, _negated_facts, _used_to_facts, job_loss_facts):
         found = reader(clause, positive)
         if found is not None:
             return found

@@ -34,6 +34,7 @@ from ingestion.extractors.rules_grammar import (
     names_attached,
     phrase,
     prep_object,
+    speakers_own,
     text_of,
 )
 from ingestion.extractors.rules_lexicon import (
@@ -45,6 +46,7 @@ from ingestion.extractors.rules_lexicon import (
 from ingestion.extractors.rules_patterns import speaker_facts
 from ingestion.extractors.rules_rewrite import Speakers
 from ingestion.extractors.rules_settings import new_amount
+from ingestion.extractors.rules_time_zones import own_zone
 
 FAVORITE_WORDS: Final = frozenset({"favorite", "favourite", "fave", "fav"})
 #: "my <noun> is X" → predicate.
@@ -113,7 +115,15 @@ def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> 
     value = _complement(head) if head.lemma_.lower() == "be" else None
     if noun in SPEAKER_BUSINESS_NOUNS:
         return speakers.subject, speaker_facts(clause)
-    if value is not None and _favorite_noun(subj) is not None:
+    own = speakers_own(subj)  # not "my sister's name is Ana", "my mom's birthday is …"
+    if not own and noun == "name":
+        return speakers.subject, []  # the relation or the pet it names: rules_relations
+    if not own:
+        noun = ""
+    zone = own_zone(subj, value) if own else None
+    if zone is not None:  # "my time zone is UTC+2"
+        return speakers.subject, [zone]
+    if own and value is not None and _favorite_noun(subj) is not None:
         return speakers.subject, [_favorite_fact(subj, value, clause)]
     if value is None and noun == "birthday" and head.lemma_.lower() == "be":
         day = prep_object(head, ("on", "in"))  # "my birthday is on March 3rd"
@@ -170,12 +180,7 @@ def other_facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
     if surface is not None:
         return speakers.subject, [surface]
     value = _complement(head) if head.lemma_.lower() == "be" else None
-    if (
-        subj is not None
-        and value is not None
-        and _favorite_noun(value) is not None
-        and any(c.dep_ == "poss" and c.lower_ in ("my", "our") for c in value.children)
-    ):
+    if subj is not None and value is not None and _favorite_noun(value) is not None and speakers_own(value):
         return speakers.subject, [_favorite_fact(value, subj, clause)]
     died = death(clause) if subj is not None and subj.pos_ == "PROPN" else None
     if died is not None and subj is not None:  # "Milo passed away last week": Milo, whom the text names

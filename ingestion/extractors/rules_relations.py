@@ -1,6 +1,7 @@
 """Named people and pets introduced by a possessive: "my wife Sara", "Sara, my wife", "my friend Tom",
 "my wife's name is Sara", "my sister is Anna", "Anna is my sister", "Tom became my manager", "my dog Rex",
-"my two kids, Max and Lily".
+"my two kids, Max and Lily"; and a pet the speaker got, named in the words after it ("We adopted a puppy. His
+name is Mochi.").
 
 Each gives its own relationship candidate with a templated claim ("User's wife is Sara.",
 "User has a dog named Rex."), alongside whatever the sentence itself says. An unnamed "my sister" gives no
@@ -15,10 +16,9 @@ from typing import Final
 from spacy.tokens import Span, Token
 
 from ingestion.extractors.base import Kind
-from ingestion.extractors.rules_grammar import Fact, first_child, name_of, names_attached
+from ingestion.extractors.rules_grammar import Fact, first_child, name_of, names_attached, speakers_own
 from ingestion.extractors.rules_lexicon import PET_NOUNS, RELATION_NOUNS
 
-POSSESSIVES: Final = frozenset({"my", "our"})
 RELATION_TEMPLATE: Final = "{s}'s %s is {o}."
 PET_TEMPLATE: Final = "{s} has a %s named {o}."
 CHILD_TEMPLATE: Final = "{s} has a %s named {o}."
@@ -30,10 +30,6 @@ class RelationFact:
     fact: Fact
     start_char: int
     end_char: int
-
-
-def _owned_by_speaker(noun: Token) -> bool:
-    return any(c.dep_ == "poss" and c.lower_ in POSSESSIVES for c in noun.children)
 
 
 def _predicate_for(noun: Token) -> str | None:
@@ -85,11 +81,57 @@ def _template(pred: str, noun: Token) -> str:
     return RELATION_TEMPLATE % word
 
 
+#: Pronouns a pet's name is told with, in the words after it ("*His* name is Mochi", "*she*'s called Pepper").
+PET_PRONOUNS: Final = frozenset({"he", "she", "it", "they", "him", "her", "his", "its", "their", "them"})
+SPEAKER_SUBJECTS: Final = frozenset({"i", "we"})
+
+
+def _gets_pet(noun: Token) -> bool:
+    """ "We adopted *a puppy*", "I rescued a kitten": a pet the speaker got, not yet named."""
+    lemma = noun.lemma_.lower()
+    if noun.dep_ != "dobj" or not (lemma in PET_NOUNS or noun.lower_ in PET_NOUNS):
+        return False
+    return any(c.dep_ == "nsubj" and c.lower_ in SPEAKER_SUBJECTS for c in noun.head.children)
+
+
+def _tells_name(value: Token) -> bool:
+    """ "His name is *Mochi*", "she's called *Pepper*", "he is named *Rex*", "we named her *Biscuit*"."""
+    head = value.head
+    kids = {(c.dep_, c.lower_) for c in head.children}
+    if value.dep_ == "attr" and head.lemma_ == "be":
+        name = first_child(head, "nsubj")
+        return (
+            name is not None
+            and name.lemma_ == "name"
+            and any(c.dep_ == "poss" and c.lower_ in PET_PRONOUNS for c in name.children)
+        )
+    if value.dep_ not in ("oprd", "dobj", "attr") or head.lemma_.lower() not in ("call", "name"):
+        return False
+    told = any(dep == "nsubjpass" and word in PET_PRONOUNS for dep, word in kids)
+    return told or any(dep == "nsubj" and word in SPEAKER_SUBJECTS for dep, word in kids)
+
+
+def named_pet(sent: Span) -> list[RelationFact]:
+    """A pet the speaker got, and its name told in the same or the next sentence ("We adopted a puppy. His
+    name is Mochi." → "User has a puppy named Mochi.")."""
+    pets = [t for t in sent if t.pos_ == "NOUN" and _gets_pet(t)]
+    if len(pets) != 1 or pets[0].conjuncts:  # "a puppy and a kitten. His name is …": which one?
+        return []
+    pet, doc = pets[0], sent.doc
+    after = doc[sent.end].sent.end if sent.end < len(doc) else sent.end
+    value = next((t for t in doc[pet.i + 1 : after] if t.pos_ == "PROPN" and _tells_name(t)), None)
+    if value is None:
+        return []
+    fact = Fact("has_pet", "fact", name_of(value), template=_template("has_pet", pet))
+    return [RelationFact(fact, pet.idx, value.idx + len(value.text))]
+
+
 def relation_facts(sent: Span) -> list[RelationFact]:
-    """Relationship/pet facts for every named "my <relation>" in the sentence."""
-    out: list[RelationFact] = []
+    """Relationship/pet facts for every named "my <relation>" in the sentence, and a pet named after it
+    (:func:`named_pet`)."""
+    out: list[RelationFact] = named_pet(sent)
     for noun in sent:
-        if noun.pos_ != "NOUN" or not _owned_by_speaker(noun):
+        if noun.pos_ != "NOUN" or not speakers_own(noun):
             continue
         pred = _predicate_for(noun)
         if pred is None:

@@ -7,7 +7,8 @@ changed).
 * "I bumped the batch size to 64", "we pushed the MVP deadline to June 15" (the speaker sets it) →
   "User's batch size is 64.", "User's MVP deadline is on 15 June 2026." (subject "User's batch size");
   so does someone else, for a thing of the speaker's: "The dentist moved my appointment to April 2" →
-  "User's appointment is 2 April 2026.".
+  "User's appointment is 2 April 2026."; an amount someone of the speaker's raised or lowered is the
+  speaker's too ("My landlord raised the rent to $2,050" → "User's rent is $2,050.").
 
 The new value must hold a number, a date or an email address; "my score went from 78% to 92%" keeps its
 words (it tells the change itself), and "I moved the meeting to the big room" is no value.
@@ -20,7 +21,7 @@ from typing import Final
 from spacy.tokens import Token
 
 from ingestion.extractors.rules_clauses import Clause
-from ingestion.extractors.rules_grammar import Fact, core, first_child, is_negated, text_of
+from ingestion.extractors.rules_grammar import Fact, core, first_child, is_negated, speakers_own, text_of
 from ingestion.extractors.rules_trim import UNIT_SYMBOLS
 
 #: Verbs that give a thing a new amount or date: "my rent went up to …", "I bumped the batch size to …".
@@ -39,11 +40,7 @@ def _value_after_to(clause: Clause, head: Token) -> tuple[Token, ...] | None:
     date; None when the clause says where the value came "from"."""
     subject = {t.i for t in clause.subject.subtree} if clause.subject is not None else set()
     to = next(  # "went up to $900" hangs "to" under the amount; "my flight *to Madrid*" is the subject's
-        (
-            t
-            for t in clause.tokens
-            if t.lower_ == "to" and head.i in (t.head.i, t.head.head.i) and t.i not in subject
-        ),
+        (t for t in clause.tokens if t.lower_ == "to" and _under(t, head) and t.i not in subject),
         None,
     )
     if to is None or any(t.lower_ == "from" for t in clause.tokens):
@@ -53,6 +50,31 @@ def _value_after_to(clause: Clause, head: Token) -> tuple[Token, ...] | None:
     dated = any(t.ent_type_ in ("DATE", "TIME") for t in value)
     address = any(t.like_email for t in value)  # "I changed my email to sam@example.com"
     return value if value and (numbered or dated or address) else None
+
+
+#: Most steps from "to" up to the verb: "bumped it up to 40mg" may hang "to" under the amount, the amount
+#: under "up", "up" under the verb.
+TO_DEPTH: Final = 3
+
+
+def _under(token: Token, head: Token) -> bool:
+    """``head`` is among the first :data:`TO_DEPTH` heads above ``token``."""
+    for _ in range(TO_DEPTH):
+        if token.head.i == token.i:
+            return False
+        token = token.head
+        if token.i == head.i:
+            return True
+    return False
+
+
+def _thing(head: Token) -> Token | None:
+    """The verb's object: the thing given a new value. The tagger sometimes reads a possessed object as an
+    adverbial noun ("increased *my dose* to 40mg")."""
+    found = first_child(head, "dobj")
+    if found is None:  # only a possessed one: "increased to 90% ->-> 3,32" hangs "3,32" there too
+        found = next((c for c in head.children if c.dep_ == "npadvmod" and speakers_own(c)), None)
+    return found
 
 
 def _changing(head: Token) -> bool:
@@ -70,7 +92,7 @@ def new_amount(clause: Clause) -> Fact | None:
     if not _changing(head) or clause.subject is None:
         return None
     value = _value_after_to(clause, head)
-    thing = first_child(head, "dobj")
+    thing = _thing(head)
     if value is None or (thing is not None and thing not in value):
         return None  # "my manager moved the launch to June": the launch changed, not the manager
     after = [t for t in clause.subject.subtree if t.i > clause.subject.i]  # "my meeting *with Dana*"
@@ -83,13 +105,24 @@ def new_setting(clause: Clause, *, by_another: bool = False) -> tuple[str, Fact]
     speaker's, and its new value (module doc). ``by_another``: someone else set it, and it must be the
     speaker's own ("The dentist moved my appointment to April 2"; not "They moved the launch to May")."""
     head = clause.head
-    thing = first_child(head, "dobj")
+    thing = _thing(head)
     if not _changing(head) or thing is None or thing.pos_ != "NOUN":
         return None
-    owners = ("my", "our") if by_another else ("the", "my", "our")
+    owners = ("my", "our") if by_another and not _speakers_own(clause) else ("the", "my", "our")
     if not any(t.dep_ in ("det", "poss") and t.lower_ in owners for t in thing.subtree if t.i < thing.i):
         return None  # "I cut costs to …": no one thing
     value = _value_after_to(clause, head)
     if value is None or any(t.i < thing.i for t in value):
         return None
     return text_of(core(thing)), Fact("is", "fact", value, template=STATE_TEMPLATE)
+
+
+#: Verbs that raise or lower an amount ("raised the rent to …"), not ones that move a date.
+AMOUNT_VERBS: Final = frozenset({"raise", "increase", "lower", "reduce", "cut", "bump", "up", "decrease"})
+
+
+def _speakers_own(clause: Clause) -> bool:
+    """Someone of the speaker's raised or lowered "the" amount ("*My landlord* raised the rent to …"): it is
+    the speaker's. A date they moved may be anyone's ("my manager moved the launch to June")."""
+    subject = clause.subject
+    return subject is not None and clause.head.lemma_.lower() in AMOUNT_VERBS and speakers_own(subject)

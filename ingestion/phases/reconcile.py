@@ -39,6 +39,7 @@ import numpy as np
 from django.db.models import Q, QuerySet
 
 from ingestion.conflicts import (
+    calls_off,
     changes_value,
     contradicts,
     differs,
@@ -357,7 +358,9 @@ class Reconciler:
         changed = nearest[0] if nearest and changes_value(candidate, nearest[0]) else None
         conflicting = self.conflicting(candidate, changed)
         valid_from = self.valid_from(candidate)
-        later = [memory for memory in conflicting if memory.valid_from > valid_from]
+        later = [
+            memory for memory in conflicting if memory.valid_from > valid_from and not calls_off(candidate)
+        ]
         newer = [memory for memory in later if memory.valid_from > self.said_at(candidate)]
         if newer:
             # An older statement arriving late: keep it as history, superseded by what is already known.

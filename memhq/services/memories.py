@@ -61,7 +61,7 @@ def memory_supersede(journal: Journal, old: Memory, *, by: Memory, save: bool = 
     caller writes :data:`SUPERSEDED_FIELDS` itself (reconcile: one bulk UPDATE)."""
     before = snapshot(old)
     old.status = MemoryStatus.SUPERSEDED
-    old.valid_until = by.valid_from
+    old.valid_until = max(by.valid_from, old.valid_from)  # a plan called off before its day never held
     old.superseded_by = by
     old.expired_at = timezone.now()
     if save:

@@ -60,6 +60,10 @@ CASES = [
     ("I'm starting a new job in March", "in March", date(2024, 3, 1), date(2024, 4, 1), "month"),
     ("We're expecting our first child in August", "in August", date(2023, 8, 1), date(2023, 9, 1), "month"),
     ("I was expecting a reply in March", "in March", date(2023, 3, 1), date(2023, 4, 1), "month"),
+    # an appointment one has is still to come; one one had is past
+    ("I have a dentist appointment on July 2", "on July 2", date(2023, 7, 2), date(2023, 7, 3), "day"),
+    ("I've got an interview with Acme on Friday", "on Friday", date(2023, 5, 12), date(2023, 5, 13), "day"),
+    ("I had a dentist appointment on July 2", "on July 2", date(2022, 7, 2), date(2022, 7, 3), "day"),
     (
         "I'm having trouble with the essay I wrote in March",
         "in March",
