@@ -172,6 +172,16 @@ def ending_covers(candidate: Candidate, memory: Memory) -> bool:
     )
 
 
+#: Words that name nothing on their own: "I had to get rid of *her*" ends no memory that says "her".
+PRONOUNS = frozenset({"her", "him", "it", "them", "this", "that", "these", "those", "one", "everything"})
+
+
+def _named(text: str) -> list[str]:
+    """An ending's words, or none when it only points at something ("her", "it")."""
+    said = _words(text)
+    return [] if set(said) <= PRONOUNS else said
+
+
 def is_ending(predicate: str) -> bool:
     name = normalise_predicate(predicate)
     return name in (LEFT, CANCELLED) or ending_base(name) is not None
@@ -301,7 +311,7 @@ def scope_filter(candidate: Candidate) -> Q:
     name = normalise_predicate(candidate.predicate)
     same_subject = Q(subject__iexact=candidate.subject)
     if name == LEFT:
-        words = _words(candidate.object_value)
+        words = _named(candidate.object_value)
         if not words:
             return Q()
         return same_subject & ~Q(predicate__in=NOT_LEAVABLE) & Q(object_value__icontains=words[0])
@@ -319,7 +329,7 @@ def in_scope(candidate: Candidate, memory: Memory) -> bool:
         return False
     name = normalise_predicate(candidate.predicate)
     if name == LEFT:
-        words = _words(candidate.object_value)
+        words = _named(candidate.object_value)
         return (
             bool(words)
             and memory.predicate not in NOT_LEAVABLE

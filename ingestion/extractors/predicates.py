@@ -66,6 +66,7 @@ PREDICATES: Final[dict[str, str]] = {
     "job_title": "current job title / occupation",
     "works_on": "current line of work, product or market (single-valued: a pivot replaces it)",
     "side_project": "additional project worked on besides the main one",
+    "working_on": "a task or project the subject is busy with now ('is working on X'; several at once)",
     "studies": "subject of study",
     "studies_at": "school or university",
     "member_of": "club, group or team the subject belongs to",
@@ -198,9 +199,14 @@ NOT_LEAVABLE: Final[frozenset[str]] = frozenset(
 #: A death (of a relative, a friend, a pet): an event with no object, which ends nothing.
 DIED: Final = "died"
 #: What the ending of a state ends besides the state: no longer liking tea ends preferring it.
-ENDS_ALSO: Final[dict[str, frozenset[str]]] = {"likes": frozenset({"prefers"})}
+ENDS_ALSO: Final[dict[str, frozenset[str]]] = {
+    "likes": frozenset({"prefers"}),
+    "works_on": frozenset({"working_on"}),  # "I stopped working on X" ends "is working on X"
+}
 #: What finishing a thing ends doing with it ("finished Dune" ends "is reading Dune").
-_DOING: Final = frozenset({"read", "reread", "watch", "studies", "works_on", "take", "write", "build"})
+_DOING: Final = frozenset(
+    {"read", "reread", "watch", "studies", "works_on", "working_on", "take", "write", "build"}
+)
 COMPLETIONS: Final[dict[str, frozenset[str]]] = {"finish": _DOING, "complete": _DOING}
 #: Predicates that contradict each other for the same object.
 OPPOSITES: Final[dict[str, str]] = {"likes": "dislikes", "dislikes": "likes"}

@@ -39,6 +39,7 @@ SECONDARY_TEMPLATES: Final = {
     "job_title": "{s} works as {o}.",
     "works_on": "{s} works on {o}.",
     "side_project": "{s} has a side project: {o}.",
+    "working_on": "{s} is working on {o}.",
     "studies": "{s} studies {o}.",
     "studies_at": "{s} studies at {o}.",
     "member_of": "{s} is a member of {o}.",

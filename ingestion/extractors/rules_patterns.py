@@ -187,6 +187,10 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
             return ("work_location", None)
         if any(t.lower_ in ADDITIVE_WORDS for t in clause.tokens):
             return ("side_project", None)
+        if clause.head.tag_ == "VBG" and any(
+            c.lemma_ == "be" for c in clause.head.children if c.dep_ == "aux"
+        ):
+            return ("working_on", None)  # "I'm working on the login page": a task, one of several
     if pred == "visited" and (obj.pos_ not in ("NOUN", "PROPN") or obj.lemma_.lower() in ("work", "bed")):
         return None  # "I went back to work": no visit
     if pred == "visited" and obj.ent_type_ not in LOCATION_LABELS and obj.pos_ != "PROPN":

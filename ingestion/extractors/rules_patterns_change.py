@@ -268,6 +268,8 @@ def _new_value_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     if lemma == "be":
         at = prep_object(head, ("at",))
         now = any(c.lower_ in NOW_WORDS for c in head.children)
+        passing = any(t.lower_ in ("right", "moment", "today", "tonight") for t in clause.tokens)
+        now = now and not passing  # "I'm at Starbucks right now": where one is, not the employer
         return (
             [Fact("works_at", "fact", phrase(at, clause))]
             if now and at is not None and _named_org(at)
@@ -330,6 +332,10 @@ def _negated_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     return [Fact(NO_LONGER_PREFIX + base, ENDING_KIND, obj), *_meat_facts(base, obj)] if obj else None
 
 
+#: Endings "used to" does not make: a thing had then may be another than the one had now.
+HAD_BEFORE: Final = frozenset({NO_LONGER_PREFIX + p for p in ("has_pet", "owns", "has_child")})
+
+
 def _used_to_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     """ "I used to live in Berlin", "I used to love horror movies": a state that held, so its ending."""
     head = clause.head
@@ -339,7 +345,10 @@ def _used_to_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     if after is None or after.lower_ != "to":
         return None  # "I used Grafana to find the leak": a tool used for something, not a past habit
     inner = next((c for c in head.children if c.dep_ == "xcomp" and c.tag_ == "VB"), None)
-    return _gerund_endings(clause, inner, positive) if inner is not None else None
+    if inner is None:
+        return None
+    ended = [f for f in _gerund_endings(clause, inner, positive) if f.predicate not in HAD_BEFORE]
+    return ended or None  # "we used to have a dog": maybe another one than the dog one has now
 
 
 def _ended_words(clause: Clause) -> tuple[Token, ...]:

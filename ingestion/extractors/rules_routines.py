@@ -17,6 +17,8 @@ from ingestion.extractors.rules_grammar import Fact, is_negated, is_past, partic
 #: (verb lemma, particle) → predicate; "go" needs "to bed" instead of a particle.
 ROUTINE_VERBS: Final = {("wake", "up"): "wakes_up", ("get", "up"): "wakes_up", ("go", ""): "bedtime"}
 TIME_PREPS: Final = ("at", "around", "by", "before", "after")
+#: Words of one day's time, not the routine's.
+ONE_DAY: Final = frozenset({"tonight", "today", "tomorrow", "yesterday"})
 #: Words of a clock time after its number ("6 am", "7:30 pm", "11 o'clock").
 CLOCK_WORDS: Final = frozenset({"am", "pm", "a.m.", "p.m.", "o'clock", "noon", "midnight", ":"})
 
@@ -49,5 +51,7 @@ def routine_facts(clause: Clause) -> list[Fact]:
         return []
     if predicate == "bedtime" and not any(t.lower_ == "bed" and t.head.lower_ == "to" for t in clause.tokens):
         return []
+    if any(t.lower_ in ONE_DAY for t in clause.tokens):
+        return []  # "I'm going to bed at 2am tonight", "up at 5 tomorrow": one day, not the routine
     clock = _clock(clause)
     return [Fact(predicate, "fact", clock)] if clock else []

@@ -124,3 +124,8 @@ def test_an_ending_said_without_no_longer(
     ended = memory(project, predicate, obj)
     by = Memory.objects.get(project=project, predicate=ending or f"no_longer_{predicate}")
     assert_superseded(ended, by)
+
+
+def test_an_ending_that_only_points_at_something_ends_nothing(project: Project) -> None:
+    ingest_both(project, "I live in Hereford.", "I had to get rid of her.")  # "her" is no word of "Hereford"
+    assert not Memory.objects.filter(project=project, status="superseded").exists()
