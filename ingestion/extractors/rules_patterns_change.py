@@ -343,7 +343,7 @@ def _used_to_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
         return None
     after = head.doc[head.i + 1] if head.i + 1 < len(head.doc) else None
     if after is None or after.lower_ != "to":
-        return None  # "I used Grafana to find the leak": a tool used for something, not a past habit
+        return None  # "I used Wireshark to find the dropped packets": a tool used, not a past habit
     inner = next((c for c in head.children if c.dep_ == "xcomp" and c.tag_ == "VB"), None)
     if inner is None:
         return None

@@ -53,7 +53,7 @@ def test_being_used_to_a_thing_is_no_tool_and_no_ending() -> None:
 
 
 def test_a_tool_used_for_something_is_no_past_habit() -> None:
-    assert [f[1] for f in facts("I used Grafana dashboards to find the memory leak.")] == ["used"]
+    assert [f[1] for f in facts("I used Wireshark to find the dropped packets.")] == ["used"]
 
 
 def test_a_thing_had_before_may_be_another_than_the_one_had_now() -> None:
