@@ -38,8 +38,8 @@ from datetime import datetime
 import numpy as np
 from django.db.models import Q, QuerySet
 
+from ingestion.cancellations import calls_off
 from ingestion.conflicts import (
-    calls_off,
     changes_value,
     contradicts,
     differs,
