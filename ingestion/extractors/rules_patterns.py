@@ -45,7 +45,9 @@ from ingestion.extractors.rules_grammar import (
 from ingestion.extractors.rules_lexicon import (
     ADDITIVE_WORDS,
     DIETS,
+    DWELLINGS,
     GROUP_NOUNS,
+    NO_EMPLOYER,
     PET_NOUNS,
     PLACE_NOUNS,
     RELATION_NOUNS,
@@ -168,6 +170,10 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
         obj.ent_type_ in ("DATE", "TIME") or obj.lower_.removesuffix("s") in (*WEEKDAYS, "weekend")
     ):
         return None  # "the meeting got moved to Thursday" is no move home
+    if pred == "lives_in" and rule.kind == "fact" and not _a_home(obj):
+        return None  # "I live in fear of deadlines", "I live in the moment": no home
+    if pred == "works_at" and (obj.ent_type_ in ("DATE", "TIME") or obj.lemma_.lower() in NO_EMPLOYER):
+        return None  # "I work at night", "I work at a fast pace", "I work at home"
     if pred == "lives_in" and particle(clause.head) == "on":
         return None  # "I'm moving on to Phase 2": the next step, not a new home
     if pred == "lives_in" and rule.kind == "event" and not _a_place_to_live(obj):
@@ -215,6 +221,14 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
     if pred == "member_of" and obj.ent_type_ == "ORG" and obj.lemma_.lower() not in GROUP_NOUNS:
         return ("works_at", None)
     return (pred, None)
+
+
+def _a_home(obj: Token) -> bool:
+    """Where one lives: a place (:func:`_a_place_to_live`), or a thing one can live in, said as one ("a van",
+    "my car"), not a state ("fear", "the moment")."""
+    if _a_place_to_live(obj) or obj.lemma_.lower() in DWELLINGS:
+        return True
+    return any(c.dep_ in ("det", "poss") and c.lower_ in ("a", "an", "my", "our") for c in obj.children)
 
 
 def _a_place_to_live(obj: Token) -> bool:

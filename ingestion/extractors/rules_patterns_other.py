@@ -131,6 +131,8 @@ def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> 
             return speakers.subject, [Fact("birthday", "fact", object_text=text_of(day.subtree))]
     if value is not None and noun in POSSESSION_SUBJECTS:
         pred = POSSESSION_SUBJECTS[noun]
+        if pred == "name" and (value.pos_ not in ("PROPN", "NOUN") or is_negated(head)):
+            return speakers.subject, []  # "my name is not important"
         if pred == "diet" and value.lower_ not in DIETS:
             return speakers.subject, []
         kind: Kind = "preference" if pred == "likes" else "fact"
