@@ -64,6 +64,8 @@ from ingestion.extractors.rules_verb_parts import shared_subject_verbs, verb_par
 from ingestion.extractors.rules_work_setting import work_setting_facts
 from ingestion.temporal import WEEKDAYS
 
+#: The employer of one who works for oneself.
+SELF_EMPLOYED: Final = "self-employed"
 #: Fewest content words (besides the subject) a generic clause needs to be kept.
 MIN_SUBSTANTIVE_WORDS: Final = 1
 #: Verbs whose past tense describes a state, not an event.
@@ -174,6 +176,10 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
         return None  # "I live in fear of deadlines", "I live in the moment": no home
     if pred == "works_at" and (obj.ent_type_ in ("DATE", "TIME") or obj.lemma_.lower() in NO_EMPLOYER):
         return None  # "I work at night", "I work at a fast pace", "I work at home"
+    if pred == "works_at" and obj.lower_ in ("myself", "ourselves"):
+        return (pred, SELF_EMPLOYED)  # "I work for myself"
+    if pred == "job_title" and obj.lemma_.lower() in GROUP_NOUNS:
+        return None  # "I work as a team with my sister": how, not what as
     if pred == "lives_in" and particle(clause.head) == "on":
         return None  # "I'm moving on to Phase 2": the next step, not a new home
     if pred == "lives_in" and rule.kind == "event" and not _a_place_to_live(obj):

@@ -30,6 +30,7 @@ from ingestion.extractors.rules_grammar import (
     names_attached,
     phrase,
     prep_object,
+    speakers_own,
     split_conjuncts,
 )
 from ingestion.extractors.rules_lexicon import (
@@ -89,8 +90,10 @@ def _acomp_facts(clause: Clause, acomp: Token) -> list[Fact]:
         return [Fact("diet", "fact", object_text=low)]
     if low in RELATIONSHIP_STATUSES:
         status = Fact("relationship_status", "relationship", object_text=low)
-        partner = prep_object(acomp, ("to",))
-        if partner is not None and low in STATUS_PARTNER:
+        partner = prep_object(acomp, ("to", "from"))
+        if partner is not None and not _a_person(partner):
+            return []  # "married to the idea of …", "separated from the rest of the team": no status
+        if partner is not None and low in STATUS_PARTNER and partner.i > acomp.i:
             return [Fact(STATUS_PARTNER[low], "relationship", phrase(partner, clause)), status]
         return [status]
     if lemma == "based":
@@ -100,6 +103,11 @@ def _acomp_facts(clause: Clause, acomp: Token) -> list[Fact]:
         age = _age(clause)
         return [Fact("age", "fact", object_text=age)] if age else []
     return []
+
+
+def _a_person(noun: Token) -> bool:
+    """A name, a person by the NER, or a person of one's own ("my high school sweetheart")."""
+    return noun.pos_ == "PROPN" or noun.ent_type_ == "PERSON" or speakers_own(noun)
 
 
 def _attr_facts(clause: Clause, attr: Token) -> list[Fact]:
@@ -167,6 +175,9 @@ def possession_facts(clause: Clause) -> list[Fact]:
     head = clause.head
     lemma = head.lemma_.lower()
     if head.lower_ in RELATIONSHIP_STATUSES and any(c.dep_ == "auxpass" for c in head.children):
+        other = prep_object(head, ("to", "from"))  # "separated from the rest of the team": no status
+        if other is not None and not _a_person(other):
+            return []
         return [Fact("relationship_status", "relationship", object_text=head.lower_)]  # "I got married"
     if lemma not in POSSESSION_VERBS or is_negated(head):
         return []

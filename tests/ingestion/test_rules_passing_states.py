@@ -1,8 +1,8 @@
 """What holds for a while, or is a figure of speech, not the user's state: a task in progress ("I'm working on
 the login page": one of several, not the line of work ``works_on``), where one is right now ("I'm at Starbucks
 right now": no employer), one night's bedtime ("I'm going to bed at 2am tonight": no routine), "I live in fear
-of deadlines" (no home), "I work at night" (no employer), "my name is not important". Each of those predicates
-is single-valued, so reading them wrongly ended the true value."""
+of deadlines" (no home), "I work at night" (no employer), "my name is not important", "married to the idea of
+…". Each of those predicates is single-valued, so reading them wrongly ended the true value."""
 
 from __future__ import annotations
 
@@ -50,6 +50,10 @@ def test_where_one_is_or_one_nights_hour_is_no_state(text: str, predicate: str) 
         ("I work at night.", "works_at"),
         ("I work at a fast pace.", "works_at"),
         ("My name is not important.", "name"),
+        ("I'm married to the idea of moving abroad.", "relationship_status"),
+        ("I'm married to the idea of moving abroad.", "spouse"),
+        ("I'm separated from the rest of the team this week.", "relationship_status"),
+        ("I work as a team with my brother.", "job_title"),
     ],
 )
 def test_a_figure_of_speech_is_no_home_employer_or_name(text: str, predicate: str) -> None:
@@ -60,6 +64,9 @@ def test_the_lasting_forms_still_are() -> None:
     assert ("lives_in", "van") in predicates("I live in a van.")
     assert ("lives_in", "suburbs") in predicates("I live in the suburbs.")
     assert ("works_at", "hospital") in predicates("I work at a hospital.")
+    assert ("works_at", "self-employed") in predicates("I work for myself.")
+    assert ("relationship_status", "separated") in predicates("I'm separated from my husband.")
+    assert ("spouse", "Tom") in predicates("I'm married to Tom.")
     assert ("works_at", "Google") in predicates("I'm at Google now.")
     assert ("bedtime", "11") in predicates("I go to bed around 11.")
 
