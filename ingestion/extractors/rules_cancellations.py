@@ -17,7 +17,7 @@ from typing import Final
 from spacy.tokens import Token
 
 from ingestion.extractors.rules_clauses import Clause
-from ingestion.extractors.rules_grammar import Fact, first_child, is_negated, particle, phrase
+from ingestion.extractors.rules_grammar import Fact, first_child, is_negated, particle, phrase, speakers_own
 from ingestion.extractors.rules_replacements import ENDING_KIND, unowned
 
 CANCELLED: Final = "cancelled"
@@ -26,7 +26,6 @@ CANCEL_PHRASALS: Final = frozenset({("call", "off")})
 #: Verbs a past cancellation may hang under ("I had to cancel", "we decided to cancel").
 CARRIERS: Final = frozenset({"have", "decide", "need"})
 PAST_TAGS: Final = frozenset({"VBD", "VBN"})
-OWN: Final = frozenset({"my", "our"})
 
 
 def _cancels(verb: Token) -> bool:
@@ -46,10 +45,6 @@ def _verb(clause: Clause) -> Token | None:
     return None
 
 
-def _owned(thing: Token, owners: frozenset[str]) -> bool:
-    return any(c.dep_ in ("poss", "det") and c.lower_ in owners for c in thing.children)
-
-
 def cancellation(clause: Clause) -> Fact | None:
     """The ``cancelled`` fact of a clause that calls off a plan of the speaker's (module doc), or None."""
     verb = _verb(clause)
@@ -58,7 +53,6 @@ def cancellation(clause: Clause) -> Fact | None:
     passive = first_child(verb, "nsubjpass")  # "my flight got cancelled": the speaker's only
     thing = passive if passive is not None else first_child(verb, "dobj")
     by_speaker = passive is None and clause.subject_kind in ("speaker", "implicit")
-    owners = frozenset() if by_speaker else OWN
-    if thing is None or thing.pos_ not in ("NOUN", "PROPN") or (owners and not _owned(thing, owners)):
+    if thing is None or thing.pos_ not in ("NOUN", "PROPN") or not (by_speaker or speakers_own(thing)):
         return None
     return Fact(CANCELLED, ENDING_KIND, unowned(phrase(thing, clause)))
