@@ -5,23 +5,15 @@ live memories a ``cancelled`` candidate ends. ``ingestion.conflicts`` applies it
 from __future__ import annotations
 
 import re
+from typing import Final
 
 from django.db.models import Q
 
 from ingestion.claim_words import words
 from ingestion.extractors.predicates import NOT_LEAVABLE, SINGLE_VALUED, normalise_predicate
-from ingestion.extractors.rules_cancellations import CANCELLED
-from ingestion.extractors.rules_lexicon import words as word_set
+from ingestion.extractors.rules_cancellations import CANCELLED, PLAN_NOUNS
 from memhq.models import Candidate, Memory, MemoryKind
 
-#: Words that say what kind of plan was called off, not which one: "the Lisbon *trip*" is found by "Lisbon"
-#: in "User is flying to Lisbon on 3 May."
-PLAN_NOUNS = word_set(
-    """
-    trip flight visit plan plans booking reservation holiday vacation appointment meeting session order
-    party class lesson ticket tickets call dinner date
-    """
-)
 #: What a cancellation never ends: what :data:`NOT_LEAVABLE` keeps but a plan or a decision, and a state
 #: ("I cancelled the Lisbon trip" does not end "lives in Lisbon").
 NOT_CANCELLABLE = (NOT_LEAVABLE - {"plans_to", "decided"}) | SINGLE_VALUED
@@ -30,6 +22,15 @@ _REPEATS = re.compile(
     r"\b(?:every|each|weekly|daily|monthly|yearly|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b",
     re.IGNORECASE,
 )
+
+
+#: A planned event's noun and the words a plan of it is told with ("We're getting married in June" is ended
+#: by "we called off the wedding").
+SAID_AS: Final = {
+    "wedding": ("wedding", "married", "marry", "marrying"),
+    "move": ("move", "moving", "relocating"),
+    "relocation": ("relocation", "moving", "relocating"),
+}
 
 
 def cancelled_words(candidate: Candidate) -> list[str]:
@@ -53,7 +54,8 @@ def cancels(candidate: Candidate, memory: Memory) -> bool:
     if _REPEATS.search(memory.text):
         return False
     wanted = cancelled_words(candidate)
-    return bool(wanted) and set(wanted) <= set(words(memory.text))
+    said = set(words(memory.text))
+    return bool(wanted) and all(said & set(SAID_AS.get(word, (word,))) for word in wanted)
 
 
 def cancel_scope(candidate: Candidate) -> Q:
@@ -63,4 +65,7 @@ def cancel_scope(candidate: Candidate) -> Q:
     named = cancelled_words(candidate)
     if not named:
         return Q()
-    return ~Q(predicate__in=sorted(NOT_CANCELLABLE)) & Q(text__icontains=named[0])
+    told = Q()
+    for word in SAID_AS.get(named[0], (named[0],)):
+        told |= Q(text__icontains=word)
+    return ~Q(predicate__in=sorted(NOT_CANCELLABLE)) & told

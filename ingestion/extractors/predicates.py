@@ -61,6 +61,8 @@ PREDICATES: Final[dict[str, str]] = {
     "preferred_name": "what the subject wants to be called",
     "timezone": "the subject's time zone ('Eastern', 'UTC+2'; single-valued)",
     "subscription_plan": "the plan or tier of a service the subject is on ('Pro plan'; single-valued)",
+    "commutes_by": "the subject's usual way to work or school ('bus', 'bike', 'on foot'; single-valued)",
+    "grade": "the grade the subject is in at school ('4th grade'; single-valued)",
     # work and study
     "works_at": "current employer",
     "job_title": "current job title / occupation",
@@ -179,6 +181,8 @@ SINGLE_VALUED: Final[frozenset[str]] = frozenset(
         "weight",
         "subscription_plan",
         "timezone",
+        "commutes_by",
+        "grade",
     }
 )
 

@@ -30,7 +30,7 @@ from spacy.tokens import Doc, Span, Token
 from ingestion.extractors.base import CandidateOut, EpisodeIn, ExtractionResult, MessageIn
 from ingestion.extractors.predicates import is_change
 from ingestion.extractors.rules_accepted import accepted
-from ingestion.extractors.rules_cancellations import cancellation
+from ingestion.extractors.rules_cancellations import calls_off_the_plan, cancellation
 from ingestion.extractors.rules_candidates import (
     CHANGE_PREDICATES,
     MessageContext,
@@ -166,6 +166,8 @@ def worth_reading(sent: Span, names: Sequence[str]) -> bool:
     if any(t.lower_ in SPEAKER_WORDS and t.tag_ in ("PRP", "PRP$") for t in sent) or says_lets(sent):
         return True
     if names_a_death(sent) or permission(sent) is not None:  # "Milo passed away", "You can use X again"
+        return True
+    if calls_off_the_plan(sent):  # "The Lisbon trip was cancelled."
         return True
     first = next((t for t in sent if not t.is_punct and t.pos_ not in ("INTJ", "CCONJ", "ADV")), None)
     return first is not None and (first.tag_ == "VBD" or first.lower_ in ("been", "gon", "gonna"))

@@ -7,17 +7,19 @@ cancel the Lisbon trip."). Reconcile ends the live memory of the plan it names
 
 Only a cancellation that happened: "I'm going to cancel my subscription" and "I didn't cancel" change nothing.
 Someone else's cancellation counts when the thing is the speaker's ("the airline cancelled *my* flight", "*my*
-flight got cancelled"), not "they cancelled the concert".
+flight got cancelled"), not "they cancelled the concert"; and so does a plan said with "the" that was called
+off ("The Lisbon trip was cancelled", "the wedding got called off"): in one's own news, the trip is one's own.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from spacy.tokens import Token
+from spacy.tokens import Span, Token
 
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_grammar import Fact, first_child, is_negated, particle, phrase, speakers_own
+from ingestion.extractors.rules_lexicon import words
 from ingestion.extractors.rules_replacements import ENDING_KIND, unowned
 
 CANCELLED: Final = "cancelled"
@@ -26,6 +28,18 @@ CANCEL_PHRASALS: Final = frozenset({("call", "off")})
 #: Verbs a past cancellation may hang under ("I had to cancel", "we decided to cancel").
 CARRIERS: Final = frozenset({"have", "decide", "need"})
 PAST_TAGS: Final = frozenset({"VBD", "VBN"})
+#: Words that say what kind of plan was called off, not which one: "the Lisbon *trip*" is found by "Lisbon"
+#: in "User is flying to Lisbon on 3 May." (``ingestion.cancellations``).
+PLAN_NOUNS: Final = words(
+    """
+    trip flight visit plan plans booking reservation holiday vacation appointment meeting session order
+    party class lesson ticket tickets call dinner date
+    """
+)
+#: Events one plans to go to, called off by whoever holds them ("the wedding was called off").
+HELD_EVENTS: Final = words(
+    "wedding concert show game conference event match surgery course workshop festival"
+)
 
 
 def _cancels(verb: Token) -> bool:
@@ -45,6 +59,21 @@ def _verb(clause: Clause) -> Token | None:
     return None
 
 
+def _the_plan(thing: Token) -> bool:
+    """ "*The* Lisbon trip", "the wedding": a plan or an event said with "the"."""
+    the = any(c.dep_ == "det" and c.lower_ == "the" for c in thing.children)
+    return the and thing.lemma_.lower() in PLAN_NOUNS | HELD_EVENTS
+
+
+def calls_off_the_plan(sent: Span) -> bool:
+    """ "The Lisbon trip was cancelled": a sentence worth reading without a word of the speaker's."""
+    for verb in sent:
+        thing = first_child(verb, "nsubjpass") if _cancels(verb) and verb.tag_ == "VBN" else None
+        if thing is not None and _the_plan(thing) and not is_negated(verb):
+            return True
+    return False
+
+
 def cancellation(clause: Clause) -> Fact | None:
     """The ``cancelled`` fact of a clause that calls off a plan of the speaker's (module doc), or None."""
     verb = _verb(clause)
@@ -53,6 +82,8 @@ def cancellation(clause: Clause) -> Fact | None:
     passive = first_child(verb, "nsubjpass")  # "my flight got cancelled": the speaker's only
     thing = passive if passive is not None else first_child(verb, "dobj")
     by_speaker = passive is None and clause.subject_kind in ("speaker", "implicit")
-    if thing is None or thing.pos_ not in ("NOUN", "PROPN") or not (by_speaker or speakers_own(thing)):
+    if thing is None or thing.pos_ not in ("NOUN", "PROPN"):
+        return None
+    if not (by_speaker or speakers_own(thing) or (thing is passive and _the_plan(thing))):
         return None
     return Fact(CANCELLED, ENDING_KIND, unowned(phrase(thing, clause)))

@@ -89,6 +89,9 @@ def verb_forms() -> frozenset[str]:
     return frozenset(lemmatizer.lookups.get_table("lemma_index")["verb"])  # type: ignore[attr-defined]
 
 
+#: Present forms the lemmatizer's exceptions hold beside the pasts ("am" → "be"): never a past.
+PRESENT_FORMS: Final = frozenset({"am", "are", "is", "has"})
+
 #: Prefixes of verbs whose past the lemmatizer knows only without them ("rewrote": "wrote").
 VERB_PREFIXES: Final = ("re", "over", "under", "out", "mis", "up", "with", "fore", "be")
 
@@ -98,7 +101,7 @@ def is_irregular_past(word: str) -> bool:
     """An irregular past form ("wrote", "rewrote", "overslept") that the tagger may read as a present: not a
     base form, and the lemmatizer's exceptions know it, or it without a verb prefix."""
     low = word.lower()
-    if low in verb_forms():
+    if low in verb_forms() or low in PRESENT_FORMS:
         return False
     lemmatizer = get_nlp().get_pipe("lemmatizer")
     exceptions = lemmatizer.lookups.get_table("lemma_exc")["verb"]  # type: ignore[attr-defined]

@@ -56,10 +56,9 @@ from ingestion.extractors.rules_lexicon import (
 from ingestion.extractors.rules_measures import weight_facts
 from ingestion.extractors.rules_patterns_be import copula_facts, job_noun_facts, possession_facts
 from ingestion.extractors.rules_patterns_change import change_facts
-from ingestion.extractors.rules_plan_tiers import plan_tier_facts
 from ingestion.extractors.rules_replacements import instead_endings
 from ingestion.extractors.rules_routines import routine_facts
-from ingestion.extractors.rules_time_zones import time_zone_facts
+from ingestion.extractors.rules_states import own_state_facts
 from ingestion.extractors.rules_verb_parts import shared_subject_verbs, verb_parts, verbs_of_their_own
 from ingestion.extractors.rules_work_setting import work_setting_facts
 from ingestion.temporal import WEEKDAYS
@@ -357,9 +356,9 @@ def speaker_facts(clause: Clause) -> list[Fact]:
     facts: list[Fact] = []
     for head in (clause.head, *shared_subject_verbs(clause.head)):
         part = clause if head is clause.head else replace(clause, head=head)
-        tier = plan_tier_facts(part) or time_zone_facts(part)  # "upgraded to the Pro plan", "on CET"
-        if tier:
-            facts += tier
+        own = own_state_facts(part)  # "upgraded to the Pro plan", "I'm seeing someone", "I bike to work"
+        if own:
+            facts += own
             continue
         changed = change_facts(part, _positive_facts)
         if changed is not None:

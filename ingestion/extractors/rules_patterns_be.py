@@ -47,6 +47,8 @@ from ingestion.extractors.rules_lexicon import (
 
 POSSESSION_VERBS: Final = frozenset({"have", "get", "own"})
 NAME_TEMPLATE: Final = "{s}'s name is {o}."
+#: The status of one who has a partner ("I have a girlfriend"): it replaces "single".
+IN_A_RELATIONSHIP: Final = "in a relationship"
 STATUS_PARTNER: Final = {"married": "spouse", "engaged": "partner"}
 
 
@@ -192,7 +194,10 @@ def possession_facts(clause: Clause) -> list[Fact]:
     pred = "has_pet" if noun in PET_NOUNS else RELATION_NOUNS.get(noun)
     if pred is not None and pred not in ("friend", "colleague", "mentor", "manager"):
         rel_kind: Kind = "fact" if pred == "has_pet" else "relationship"
-        return [Fact(pred, rel_kind, tokens, literal) for tokens, literal in _named_or_noun(dobj)]
+        had = [Fact(pred, rel_kind, tokens, literal) for tokens, literal in _named_or_noun(dobj)]
+        if pred == "partner" and kind == "fact":  # "I have a boyfriend": no longer single
+            had.append(Fact("relationship_status", "relationship", object_text=IN_A_RELATIONSHIP))
+        return had
     if noun == "allergy":
         allergen = prep_object(dobj, ("to",))
         tokens = phrase(allergen, clause) if allergen is not None else core(dobj)[:-1]

@@ -180,6 +180,10 @@ def _stop_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
         together = [c for s in subjects for c in (s, *s.conjuncts) if c.pos_ == "PROPN"]
         if together:  # "Alex and I broke up"
             return [Fact(LEFT, ENDING_KIND, name_of(together[0]))]
+        other = head.head
+        if head.dep_ == "conj" and other.pos_ == "PROPN" and other.i < head.i:  # "Marco" + "I broke up"
+            said = tuple(head.doc[other.i : clause.tokens[-1].i + 1])
+            return [Fact(LEFT, ENDING_KIND, name_of(other), claim_tokens=said)]
     obj = first_child(head, "dobj")
     if obj is None and (lemma, prt) == ("give", "up"):
         obj = prep_object(head, ("on",))  # "I gave up on Spanish"

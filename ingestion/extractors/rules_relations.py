@@ -1,7 +1,8 @@
 """Named people and pets introduced by a possessive: "my wife Sara", "Sara, my wife", "my friend Tom",
 "my wife's name is Sara", "my sister is Anna", "Anna is my sister", "Tom became my manager", "my dog Rex",
-"my two kids, Max and Lily"; and a pet the speaker got, named in the words after it ("We adopted a puppy. His
-name is Mochi.").
+"my two kids, Max and Lily"; a pet the speaker got, named in the words after it ("We adopted a puppy. His
+name is Mochi."); and a name said with the contraction "name's" ("My name's Priya", "my wife's name's Sara"),
+which the parser reads as a possessive ("name's Priya" like "Ana's Priya").
 
 Each gives its own relationship candidate with a templated claim ("User's wife is Sara.",
 "User has a dog named Rex."), alongside whatever the sentence itself says. An unnamed "my sister" gives no
@@ -20,6 +21,7 @@ from ingestion.extractors.rules_grammar import Fact, first_child, name_of, names
 from ingestion.extractors.rules_lexicon import PET_NOUNS, RELATION_NOUNS
 
 RELATION_TEMPLATE: Final = "{s}'s %s is {o}."
+OWN_NAME_TEMPLATE: Final = "{s}'s name is {o}."
 PET_TEMPLATE: Final = "{s} has a %s named {o}."
 CHILD_TEMPLATE: Final = "{s} has a %s named {o}."
 _PLURAL_TO_SINGULAR: Final = {"kids": "kid", "children": "child", "parents": "parent"}
@@ -45,7 +47,7 @@ def _names(noun: Token) -> list[tuple[Token, ...]]:
         names.append(name_of(noun.head))  # "Sara, my wife"
     head = noun.head
     if noun.dep_ == "poss" and head.lemma_.lower() == "name":  # "my wife's name is Sara"
-        value = first_child(head.head, "attr") if head.dep_ == "nsubj" else None
+        value = first_child(head.head, "attr") if head.dep_ == "nsubj" else _contracted(head)
         if value is not None and value.pos_ == "PROPN":
             names.append(name_of(value))
     if noun.dep_ == "nsubj" and head.lemma_ == "be":  # "my sister is Anna"
@@ -61,6 +63,29 @@ def _names(noun: Token) -> list[tuple[Token, ...]]:
         if nxt.pos_ == "PROPN" and nxt.ent_type_ in ("", "PERSON"):
             names.append(_adjacent_name(nxt))
     return names
+
+
+def _contracted(name: Token) -> Token | None:
+    """The name after "name's" ("my wife's name's *Sara*"): the parser makes "name" a possessive of it."""
+    doc = name.doc
+    after = doc[name.i + 1] if name.i + 1 < len(doc) else None
+    if name.dep_ != "poss" or after is None or after.lower_ != "'s" or after.dep_ != "case":
+        return None
+    return name.head if name.head.pos_ == "PROPN" and name.head.i > after.i else None
+
+
+def own_name(sent: Span) -> list[RelationFact]:
+    """ "My name's Priya Nair": the speaker's name, said with the contraction the parser misreads."""
+    for name in sent:
+        mine = any(c.lower_ == "my" and c.dep_ == "poss" for c in name.children)
+        if name.lemma_.lower() != "name" or not mine:
+            continue
+        value = _contracted(name)
+        if value is not None and value.ent_type_ in ("", "PERSON"):
+            told = name_of(value)
+            fact = Fact("name", "fact", told, template=OWN_NAME_TEMPLATE)
+            return [RelationFact(fact, name.idx, told[-1].idx + len(told[-1].text))]
+    return []
 
 
 def _adjacent_name(first: Token) -> tuple[Token, ...]:
@@ -127,9 +152,9 @@ def named_pet(sent: Span) -> list[RelationFact]:
 
 
 def relation_facts(sent: Span) -> list[RelationFact]:
-    """Relationship/pet facts for every named "my <relation>" in the sentence, and a pet named after it
-    (:func:`named_pet`)."""
-    out: list[RelationFact] = named_pet(sent)
+    """Relationship/pet facts for every named "my <relation>" in the sentence, a pet named after it
+    (:func:`named_pet`) and the speaker's own name said as "my name's …" (:func:`own_name`)."""
+    out: list[RelationFact] = named_pet(sent) + own_name(sent)
     for noun in sent:
         if noun.pos_ != "NOUN" or not speakers_own(noun):
             continue

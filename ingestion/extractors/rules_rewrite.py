@@ -212,6 +212,8 @@ def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
                 continue  # "I quit the bakery and started at X": "quit" is past, not "quits"
             if finite.tag_ == "VBP" and is_irregular_past(finite.text):
                 continue  # "We rewrote the frontend", tagged a present: not "rewrotes"
+            if verb.i != tok.head.i and finite.lower_ == "are":
+                continue  # "… and their slopes are equal", misread as a second verb of the speaker's
             if finite.i > tok.i and (finite.tag_ == "VBP" or finite.lower_ in ("were", "'re")):
                 out.add(finite.i)
             elif finite is verb and finite.tag_ == "VB" and verb.dep_ == "ROOT":

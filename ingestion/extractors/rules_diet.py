@@ -1,0 +1,46 @@
+"""Eating again what a diet leaves out: "I started eating fish again", "I'm eating meat again", "I went back
+to eating dairy". Before, "User is a vegetarian." stayed live beside "User started eating fish again."
+
+One ``diet`` fact whose object says what is eaten again ("eats fish"), so it supersedes the diet before it
+(``diet`` is single-valued). Only a return ("again", "back to"): "I started eating more fish" or "I eat fish"
+changes no diet.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from spacy.tokens import Token
+
+from ingestion.extractors.rules_clauses import Clause
+from ingestion.extractors.rules_grammar import Fact, first_child, is_negated, prep_object
+from ingestion.extractors.rules_lexicon import words
+
+#: What a diet leaves out.
+ANIMAL_FOODS: Final = words("meat fish seafood chicken beef pork dairy eggs cheese")
+_START: Final = words("start begin")
+
+
+def _eating(head: Token) -> Token | None:
+    """The "eating" of "I started eating", "I went back to eating", "I'm eating", "I eat"."""
+    if head.lemma_.lower() == "eat":
+        return head
+    inner = first_child(head, "xcomp")
+    if head.lemma_.lower() in _START and inner is not None and inner.lemma_.lower() == "eat":
+        return inner
+    back = prep_object(head, ("to",)) if head.lemma_.lower() == "go" else None
+    return back if back is not None and back.lemma_.lower() == "eat" else None
+
+
+def diet_return_facts(clause: Clause) -> list[Fact]:
+    """``diet`` "eats <food>" for the speaker eating again what a diet leaves out (module doc)."""
+    head = clause.head
+    eating = _eating(head)
+    if eating is None or is_negated(head) or is_negated(eating):
+        return []
+    food = first_child(eating, "dobj")
+    if food is None or food.lower_ not in ANIMAL_FOODS or any(c.dep_ == "amod" for c in food.children):
+        return []  # "I started eating more fish": not a return
+    words_said = {t.lower_ for t in clause.tokens}
+    returned = "again" in words_said or (head.lemma_.lower() == "go" and "back" in words_said)
+    return [Fact("diet", "event", object_text=f"eats {food.lower_}")] if returned else []

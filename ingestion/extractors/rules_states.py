@@ -1,0 +1,36 @@
+"""States of the speaker's that their own modules read before the verb table does: the plan or tier of a
+service, the time zone, dating someone, the usual way to work, the grade at school, a diet left. Each is
+single-valued, so the verb table's reading of the same words ("User is on the Pro plan" as ``be``, "User
+bikes to work" as ``bike``) would leave the old value live beside the new one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from ingestion.extractors.rules_clauses import Clause
+from ingestion.extractors.rules_commute import commute_facts
+from ingestion.extractors.rules_dating import dating_facts
+from ingestion.extractors.rules_diet import diet_return_facts
+from ingestion.extractors.rules_grammar import Fact
+from ingestion.extractors.rules_plan_tiers import plan_tier_facts
+from ingestion.extractors.rules_school_grades import grade_facts
+from ingestion.extractors.rules_time_zones import time_zone_facts
+
+READERS: Final[tuple[Callable[[Clause], list[Fact]], ...]] = (
+    plan_tier_facts,  # "I upgraded to the Pro plan"
+    time_zone_facts,  # "I'm on CET now"
+    dating_facts,  # "I'm seeing someone"
+    commute_facts,  # "I bike to work now"
+    grade_facts,  # "My son started 4th grade"
+    diet_return_facts,  # "I started eating fish again"
+)
+
+
+def own_state_facts(clause: Clause) -> list[Fact]:
+    """The facts of the first reader that reads the clause."""
+    for read in READERS:
+        facts = read(clause)
+        if facts:
+            return facts
+    return []

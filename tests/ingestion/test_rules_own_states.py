@@ -1,0 +1,161 @@
+"""States the rules extractor reads with their own modules (``rules_states``): dating someone, the usual way
+to work, the grade at school, eating again what a diet leaves out; and a name said as "my name's …", "I am"
+rewritten as "User is", a break-up said "Lena and I broke up". And what only looks like these."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ingestion.rules_support import say
+
+
+def facts(text: str) -> list[tuple[str, str, str]]:
+    return [
+        (c.subject, c.predicate, c.object) for c in say(("user", text), ("assistant", "Okay.")).candidates
+    ]
+
+
+def claims(text: str) -> list[str]:
+    return [c.claim for c in say(("user", text), ("assistant", "Okay.")).candidates]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("I've been seeing someone.", [("user", "relationship_status", "dating")]),
+        ("I'm dating someone new.", [("user", "relationship_status", "dating")]),
+        (
+            "I'm seeing someone now, her name is Lena.",
+            [("user", "partner", "Lena"), ("user", "relationship_status", "dating")],
+        ),
+        (
+            "I started seeing a woman named Lena.",
+            [("user", "partner", "Lena"), ("user", "relationship_status", "dating")],
+        ),
+        ("I'm dating Lena.", [("user", "partner", "Lena"), ("user", "relationship_status", "dating")]),
+        (
+            "I have a boyfriend now.",
+            [("user", "partner", "boyfriend"), ("user", "relationship_status", "in a relationship")],
+        ),
+    ],
+)
+def test_dating_someone_is_a_relationship_status(text: str, wanted: list[tuple[str, str, str]]) -> None:
+    assert facts(text) == wanted
+
+
+def test_a_partner_named_after_the_clause_is_in_the_claim() -> None:
+    assert claims("I'm seeing someone now, her name is Lena.")[0] == "User is dating Lena."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm seeing a therapist.",  # an appointment
+        "I'm seeing Lena tomorrow.",  # a meeting
+        "I saw someone at the gym.",
+        "I'm not seeing anyone.",
+    ],
+)
+def test_seeing_someone_that_is_no_relationship(text: str) -> None:
+    assert all(predicate not in ("relationship_status", "partner") for _, predicate, _ in facts(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "way"),
+    [
+        ("I take the tram to work every day.", "tram"),
+        ("I cycle to the office now.", "bike"),
+        ("I walk to work.", "on foot"),
+        ("I usually drive to work.", "car"),
+        ("I commute by train.", "train"),
+        ("I ride my bicycle to work these days.", "bike"),
+        ("I get to school by bus.", "bus"),
+        ("I've been biking to work.", "bike"),
+    ],
+)
+def test_the_usual_way_to_work_is_commutes_by(text: str, way: str) -> None:
+    assert ("user", "commutes_by", way) in facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I drove to work today.",  # one day
+        "I took the train to work.",  # a past trip
+        "I take the train to Leeds on Fridays.",  # not to work
+        "I walk my dog to the park.",
+    ],
+)
+def test_a_trip_that_is_not_the_usual_way_to_work(text: str) -> None:
+    assert all(predicate != "commutes_by" for _, predicate, _ in facts(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "grade"),
+    [
+        ("My daughter is in 2nd grade.", "user's daughter", "2nd grade"),
+        ("My daughter started 3rd grade this week.", "user's daughter", "3rd grade"),
+        ("My son is a fifth grader.", "user's son", "fifth grade"),
+        ("I'm in the 10th grade.", "user", "10th grade"),
+    ],
+)
+def test_the_grade_at_school(text: str, subject: str, grade: str) -> None:
+    assert (subject, "grade", grade) in facts(text)
+
+
+@pytest.mark.parametrize("text", ["I got a good grade.", "My son is in the top grade of his class."])
+def test_a_grade_that_is_no_school_year(text: str) -> None:
+    assert all(predicate != "grade" for _, predicate, _ in facts(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "diet"),
+    [
+        ("I started eating chicken again.", "eats chicken"),
+        ("I'm eating fish again.", "eats fish"),
+        ("I went back to eating dairy.", "eats dairy"),
+    ],
+)
+def test_eating_again_what_a_diet_leaves_out_is_a_diet(text: str, diet: str) -> None:
+    assert ("user", "diet", diet) in facts(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["I started eating more fish.", "I eat fish.", "I haven't started eating meat again."]
+)
+def test_eating_that_leaves_no_diet(text: str) -> None:
+    assert all(predicate != "diet" for _, predicate, _ in facts(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("My name's Tomas Berg.", ("user", "name", "Tomas Berg")),
+        ("Hi! My name's Tomas and I'm a pharmacist.", ("user", "name", "Tomas")),
+        ("My brother's name's Emil.", ("user", "sibling", "Emil")),
+    ],
+)
+def test_a_name_said_with_name_s(text: str, wanted: tuple[str, str, str]) -> None:
+    assert wanted in facts(text)
+
+
+@pytest.mark.parametrize("text", ["The name's Bond.", "My name's not important."])
+def test_name_s_that_names_no_one(text: str) -> None:
+    assert all(predicate != "name" for _, predicate, _ in facts(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "claim"),
+    [
+        ("I am a pharmacist.", "User is a pharmacist."),
+        ("We are moving to Tallinn.", "User is moving to Tallinn."),
+    ],
+)
+def test_i_am_is_user_is(text: str, claim: str) -> None:
+    assert claims(text) == [claim]
+
+
+def test_a_break_up_said_name_first() -> None:
+    found = say(("user", "Lena and I broke up last week."), ("assistant", "I'm sorry.")).candidates
+    assert [(c.predicate, c.object) for c in found] == [("left", "Lena")]
+    assert found[0].claim.startswith("Lena and User broke up")

@@ -1,0 +1,47 @@
+"""The states of ``test_rules_own_states`` through all seven phases: each new value replaces the old one;
+a plan said with "the" and called off ends it; a wedding called off ends "getting married"."""
+
+from __future__ import annotations
+
+import pytest
+
+from memhq.models import Memory, Project
+from tests.ingestion.supersession_support import assert_new_value, ingest_both
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "predicate", "old", "new"),
+    [
+        ("I take the bus to work.", "I cycle to work now.", "commutes_by", "bus", "bike"),
+        ("My daughter is in 2nd grade.", "My daughter started 3rd grade.", "grade", "2nd grade", "3rd grade"),
+        ("I'm single.", "I've been seeing someone.", "relationship_status", "single", "dating"),
+        ("I'm single.", "I have a girlfriend now.", "relationship_status", "single", "in a relationship"),
+        ("I'm a vegetarian.", "I started eating fish again.", "diet", "vegetarian", "eats fish"),
+        ("My name's Tomas Berg.", "My name is Tom now.", "name", "Tomas Berg", "Tom"),
+    ],
+)
+def test_a_new_value_replaces_the_old(
+    project: Project, before: str, after: str, predicate: str, old: str, new: str
+) -> None:
+    assert_new_value(project, before, after, predicate, old, new)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("I'm flying to Riga on May 3rd.", "The Riga trip was cancelled."),
+        ("We're getting married in June!", "We called off the wedding."),
+        ("We're moving to Tallinn in August.", "We called off the move."),
+    ],
+)
+def test_a_plan_called_off_ends(project: Project, before: str, after: str) -> None:
+    ingest_both(project, before, after)
+    plan = Memory.objects.exclude(predicate="cancelled").get(project=project)
+    cancelled = Memory.objects.get(project=project, predicate="cancelled")
+    assert (plan.status, plan.superseded_by_id) == ("superseded", cancelled.pk)
+
+
+def test_a_meeting_that_repeats_is_not_called_off_by_one_cancellation(project: Project) -> None:
+    ingest_both(project, "I have a team meeting every Monday.", "The meeting was cancelled.")
+    meeting = Memory.objects.exclude(predicate="cancelled").get(project=project)
+    assert meeting.status == "active"
