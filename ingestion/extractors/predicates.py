@@ -63,6 +63,7 @@ PREDICATES: Final[dict[str, str]] = {
     "subscription_plan": "the plan or tier of a service the subject is on ('Pro plan'; single-valued)",
     "commutes_by": "the subject's usual way to work or school ('bus', 'bike', 'on foot'; single-valued)",
     "grade": "the grade the subject is in at school ('4th grade'; single-valued)",
+    "lives_with": "whom the subject lives with ('User's parents', 'alone'; single-valued)",
     # work and study
     "works_at": "current employer",
     "job_title": "current job title / occupation",
@@ -183,6 +184,7 @@ SINGLE_VALUED: Final[frozenset[str]] = frozenset(
         "timezone",
         "commutes_by",
         "grade",
+        "lives_with",
     }
 )
 

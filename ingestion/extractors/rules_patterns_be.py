@@ -172,6 +172,19 @@ def _named_or_noun(noun: Token) -> list[tuple[tuple[Token, ...], str | None]]:
     return [((), noun.lemma_.lower())]
 
 
+def _more_named(noun: Token, pred: str) -> list[tuple[Token, tuple[Token, ...]]]:
+    """The names of more of the same kind joined to the first ("a cat named Luna and a dog named Max"; the
+    parse joins "dog" to "Luna"). Only named ones: "two sons and a daughter" is the clause's own claim."""
+    named = [noun, *(n for name in names_attached(noun) for n in name)]
+    joined = {c.i: c for t in named for c in t.conjuncts if c.pos_ == "NOUN" and c.i > noun.i}
+    out: list[tuple[Token, tuple[Token, ...]]] = []
+    for other in joined.values():
+        lemma = other.lemma_.lower()
+        if ("has_pet" if lemma in PET_NOUNS else RELATION_NOUNS.get(lemma)) == pred:
+            out += [(other, name) for name in names_attached(other)]
+    return out
+
+
 def possession_facts(clause: Clause) -> list[Fact]:
     """Facts from "I have/got/own ..." clauses."""
     head = clause.head
@@ -195,6 +208,10 @@ def possession_facts(clause: Clause) -> list[Fact]:
     if pred is not None and pred not in ("friend", "colleague", "mentor", "manager"):
         rel_kind: Kind = "fact" if pred == "has_pet" else "relationship"
         had = [Fact(pred, rel_kind, tokens, literal) for tokens, literal in _named_or_noun(dobj)]
+        had += [
+            Fact(pred, rel_kind, name, template=f"{{s}} has a {other.lower_} named {{o}}.")
+            for other, name in _more_named(dobj, pred)
+        ]
         if pred == "partner" and kind == "fact":  # "I have a boyfriend": no longer single
             had.append(Fact("relationship_status", "relationship", object_text=IN_A_RELATIONSHIP))
         return had

@@ -61,6 +61,8 @@ _THIRD_PERSON: Final = {
     "do": "does",
     "go": "goes",
 }
+#: Words that date a sentence in the past ("I quit smoking three years *ago*").
+PAST_WORDS: Final = frozenset({"ago", "yesterday", "earlier", "formerly"})
 #: Verbs whose simple past is their base form; the tagger often reads them as present.
 SAME_PAST_FORMS: Final = frozenset(
     {
@@ -205,7 +207,7 @@ def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
         if tok.dep_ not in ("nsubj", "nsubjpass") or tok.lower_ not in subjects or tok.tag_ != "PRP":
             continue
         verbs = [tok.head, *_sharing_verbs(tok.head)]
-        past_context = any(t.tag_ == "VBD" for t in tok.sent)
+        past_context = any(t.tag_ == "VBD" or t.lower_ in PAST_WORDS for t in tok.sent)
         for verb in verbs:
             finite = _finite_verb(verb, tok)
             if finite.lower_ in SAME_PAST_FORMS and past_context:

@@ -155,6 +155,90 @@ def test_i_am_is_user_is(text: str, claim: str) -> None:
     assert claims(text) == [claim]
 
 
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("I live with my grandparents.", ("user", "lives_with", "User's grandparents")),
+        ("I live alone now.", ("user", "lives_with", "alone")),
+        ("I live on my own.", ("user", "lives_with", "alone")),
+        ("I live with two flatmates.", ("user", "lives_with", "two flatmates")),
+        ("My father lives with us now.", ("user's father", "lives_with", "User")),
+        ("I moved in with my girlfriend.", ("user", "lives_with", "User's girlfriend")),
+    ],
+)
+def test_whom_one_lives_with(text: str, wanted: tuple[str, str, str]) -> None:
+    assert wanted in facts(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["I live with chronic pain.", "I lived with flatmates at university.", "I live in Bristol."]
+)
+def test_living_with_no_one(text: str) -> None:
+    assert all(predicate != "lives_with" for _, predicate, _ in facts(text))
+
+
+def test_each_of_two_named_pets_or_relations_had() -> None:
+    found = say(
+        ("user", "I have a cat named Pippa and a dog named Rufus."), ("assistant", "Cute!")
+    ).candidates
+    assert [(c.predicate, c.object, c.claim) for c in found][1] == (
+        "has_pet",
+        "Rufus",
+        "User has a dog named Rufus.",
+    )
+    assert [c.object for c in found] == ["Pippa", "Rufus"]
+    unnamed = say(("user", "I have two sons and a daughter."), ("assistant", "Lovely.")).candidates
+    assert [c.object for c in unnamed] == ["son"]  # the daughter is in the clause's own claim
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        (
+            "I've been at Kestrel Labs for two years as a data analyst.",
+            [("user", "works_at", "Kestrel Labs"), ("user", "job_title", "data analyst")],
+        ),
+        (
+            "I'm at Kestrel as a designer.",
+            [("user", "works_at", "Kestrel"), ("user", "job_title", "designer")],
+        ),
+        ("I've been at Kestrel since 2022.", [("user", "works_at", "Kestrel")]),
+    ],
+)
+def test_an_employer_one_is_at(text: str, wanted: list[tuple[str, str, str]]) -> None:
+    assert facts(text) == wanted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm at Starbucks right now.",
+        "I've been at Legoland for three days.",
+        "I was at Kestrel for five years.",
+    ],
+)
+def test_being_at_a_place_is_no_employer(text: str) -> None:
+    assert all(predicate != "works_at" for _, predicate, _ in facts(text))
+
+
+@pytest.mark.parametrize(
+    "text", ["I'm unemployed right now.", "I'm between jobs.", "I'm out of work at the moment."]
+)
+def test_being_without_a_job_ends_the_employer(text: str) -> None:
+    assert facts(text) == [("user", "no_longer_works_at", "")]
+
+
+@pytest.mark.parametrize(
+    "text", ["I was unemployed for a year.", "I'm out of coffee.", "I'm not unemployed."]
+)
+def test_what_is_not_being_without_a_job(text: str) -> None:
+    assert all(predicate != "no_longer_works_at" for _, predicate, _ in facts(text))
+
+
+def test_a_same_form_past_dated_ago_stays_past() -> None:
+    assert claims("I quit smoking two years ago.")[0].startswith("User quit smoking in ")
+
+
 def test_a_break_up_said_name_first() -> None:
     found = say(("user", "Lena and I broke up last week."), ("assistant", "I'm sorry.")).candidates
     assert [(c.predicate, c.object) for c in found] == [("left", "Lena")]

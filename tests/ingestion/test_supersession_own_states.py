@@ -18,6 +18,8 @@ from tests.ingestion.supersession_support import assert_new_value, ingest_both
         ("I'm single.", "I have a girlfriend now.", "relationship_status", "single", "in a relationship"),
         ("I'm a vegetarian.", "I started eating fish again.", "diet", "vegetarian", "eats fish"),
         ("My name's Tomas Berg.", "My name is Tom now.", "name", "Tomas Berg", "Tom"),
+        ("I live with my parents.", "I live alone now.", "lives_with", "User's parents", "alone"),
+        ("I work at Kestrel.", "I've been at Pellucid for a month now.", "works_at", "Kestrel", "Pellucid"),
     ],
 )
 def test_a_new_value_replaces_the_old(
@@ -39,6 +41,12 @@ def test_a_plan_called_off_ends(project: Project, before: str, after: str) -> No
     plan = Memory.objects.exclude(predicate="cancelled").get(project=project)
     cancelled = Memory.objects.get(project=project, predicate="cancelled")
     assert (plan.status, plan.superseded_by_id) == ("superseded", cancelled.pk)
+
+
+def test_being_between_jobs_ends_the_employer(project: Project) -> None:
+    ingest_both(project, "I work at Kestrel as a data analyst.", "I'm between jobs right now.")
+    employer = Memory.objects.get(project=project, predicate="works_at")
+    assert employer.status == "superseded"
 
 
 def test_a_meeting_that_repeats_is_not_called_off_by_one_cancellation(project: Project) -> None:
