@@ -70,6 +70,7 @@ from ingestion.extractors.rules_permissions import permission, permission_fact
 from ingestion.extractors.rules_relations import relation_facts
 from ingestion.extractors.rules_rewrite import ASSISTANT_DISPLAY, Renderer, Speakers
 from ingestion.extractors.rules_settings import new_setting
+from ingestion.extractors.rules_taken_off import taken_off
 from ingestion.extractors.summary import summarise
 
 #: Words that join a statement to the instruction after it ("I'm vegan, so please never …").
@@ -84,6 +85,9 @@ def _facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
     cancelled = cancellation(clause)
     if cancelled is not None:  # "I had to cancel the Lisbon trip", "my flight got cancelled"
         return speakers.subject, [cancelled]
+    ended = taken_off(clause)
+    if ended is not None:  # "My doctor took me off metformin", "I went off the pill"
+        return speakers.subject, [ended]
     if clause.subject_kind in ("speaker", "implicit"):
         setting = new_setting(clause)
         if setting is not None:  # "I bumped the batch size to 64": "User's batch size is 64."

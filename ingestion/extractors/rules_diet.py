@@ -1,5 +1,7 @@
-"""Eating again what a diet leaves out: "I started eating fish again", "I'm eating meat again", "I went back
-to eating dairy". Before, "User is a vegetarian." stayed live beside "User started eating fish again."
+"""A diet one is on, and eating again what a diet leaves out. "I'm on the keto diet", "I'm on a low-carb diet
+now", "I'm on keto" are ``diet`` "keto" / "low-carb" (before: a generic ``is``, which "I'm vegan now" did
+not replace). Eating again: "I started eating fish again", "I'm eating meat again", "I went back to eating
+dairy". Before, "User is a vegetarian." stayed live beside "User started eating fish again."
 
 One ``diet`` fact whose object says what is eaten again ("eats fish"), so it supersedes the diet before it
 (``diet`` is single-valued). Only a return ("again", "back to"): "I started eating more fish" or "I eat fish"
@@ -30,6 +32,28 @@ def _eating(head: Token) -> Token | None:
         return inner
     back = prep_object(head, ("to",)) if head.lemma_.lower() == "go" else None
     return back if back is not None and back.lemma_.lower() == "eat" else None
+
+
+#: Diets said by their own name ("I'm on keto").
+NAMED_DIETS: Final = words("keto paleo whole30 carnivore")
+
+
+def diet_on_facts(clause: Clause) -> list[Fact]:
+    """``diet`` for "I'm on the keto diet", "on a low-carb diet", "on keto"."""
+    head = clause.head
+    if head.lemma_.lower() != "be" or head.tag_ == "VBD" or is_negated(head):
+        return []
+    thing = prep_object(head, ("on",))
+    if thing is None:
+        return []
+    if thing.lower_ in NAMED_DIETS:
+        return [Fact("diet", "fact", object_text=thing.lower_)]
+    if thing.lemma_.lower() != "diet":
+        return []
+    mods = [m for m in thing.lefts if m.dep_ in ("compound", "amod", "nmod")]
+    kind = [t for m in mods for t in m.subtree if t.dep_ not in ("det", "poss")]
+    said = thing.doc[min(t.i for t in kind) : thing.i].text.lower() if kind else ""  # "low-carb"
+    return [Fact("diet", "fact", object_text=said)] if said else []
 
 
 def diet_return_facts(clause: Clause) -> list[Fact]:

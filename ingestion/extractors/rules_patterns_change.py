@@ -148,6 +148,8 @@ def _gerund_endings(clause: Clause, gerund: Token, positive: FactReader) -> list
     # what was done, without how completely it stopped ("stopped drinking alcohol completely")
     manner = {t.i for c in (*gerund.children, *clause.head.children) if c.dep_ == "advmod" for t in c.subtree}
     obj = tuple(t for t in clause.tokens if t.i > gerund.i and not t.is_punct and t.i not in manner)
+    if base == "do" and obj:  # "I stopped doing keto": "do" says nothing; keto itself ended
+        return [Fact(LEFT, ENDING_KIND, obj)]
     return [Fact(NO_LONGER_PREFIX + base, ENDING_KIND, obj), *_meat_facts(base, obj)]
 
 
@@ -187,6 +189,8 @@ def _stop_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
     obj = first_child(head, "dobj")
     if obj is None and (lemma, prt) == ("give", "up"):
         obj = prep_object(head, ("on",))  # "I gave up on Spanish"
+        if obj is not None and obj.tag_ == "VBG":  # "I gave up on learning Spanish"
+            return _gerund_endings(clause, obj, positive)
     if obj is None:
         return None
     if lemma in LEAVE_VERBS:

@@ -12,7 +12,7 @@ from typing import Final
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_commute import commute_facts
 from ingestion.extractors.rules_dating import dating_facts
-from ingestion.extractors.rules_diet import diet_return_facts
+from ingestion.extractors.rules_diet import diet_on_facts, diet_return_facts
 from ingestion.extractors.rules_employer_at import employer_at_facts
 from ingestion.extractors.rules_grammar import Fact
 from ingestion.extractors.rules_household import household_facts
@@ -26,6 +26,7 @@ READERS: Final[tuple[Callable[[Clause], list[Fact]], ...]] = (
     dating_facts,  # "I'm seeing someone"
     commute_facts,  # "I bike to work now"
     grade_facts,  # "My son started 4th grade"
+    diet_on_facts,  # "I'm on the keto diet"
     diet_return_facts,  # "I started eating fish again"
     household_facts,  # "I live with my parents", "I live alone"
     employer_at_facts,  # "I've been at Stripe for three years"

@@ -235,6 +235,42 @@ def test_what_is_not_being_without_a_job(text: str) -> None:
     assert all(predicate != "no_longer_works_at" for _, predicate, _ in facts(text))
 
 
+@pytest.mark.parametrize(
+    ("text", "diet"),
+    [
+        ("I'm on the paleo diet.", "paleo"),
+        ("I'm on a low-carb diet now.", "low-carb"),
+        ("I'm on keto.", "keto"),
+    ],
+)
+def test_a_diet_one_is_on(text: str, diet: str) -> None:
+    assert facts(text) == [("user", "diet", diet)]
+
+
+@pytest.mark.parametrize("text", ["I'm on a diet.", "I was on a keto diet last year.", "I'm on the phone."])
+def test_on_no_named_diet(text: str) -> None:
+    assert all(predicate != "diet" for _, predicate, _ in facts(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("My doctor took me off lisinopril.", ("user", "left", "lisinopril")),
+        ("I went off the pill last year.", ("user", "left", "pill")),
+        ("I came off antidepressants in May.", ("user", "left", "antidepressants")),
+        ("I stopped doing pilates.", ("user", "left", "pilates")),
+        ("I gave up on learning Greek.", ("user", "no_longer_studies", "Greek")),
+    ],
+)
+def test_what_one_went_off_or_gave_up(text: str, wanted: tuple[str, str, str]) -> None:
+    assert facts(text) == [wanted]
+
+
+@pytest.mark.parametrize("text", ["The alarm went off.", "I went off on a rant."])
+def test_off_that_ends_nothing(text: str) -> None:
+    assert all(predicate != "left" for _, predicate, _ in facts(text))
+
+
 def test_a_same_form_past_dated_ago_stays_past() -> None:
     assert claims("I quit smoking two years ago.")[0].startswith("User quit smoking in ")
 

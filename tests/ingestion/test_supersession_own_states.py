@@ -20,6 +20,7 @@ from tests.ingestion.supersession_support import assert_new_value, ingest_both
         ("My name's Tomas Berg.", "My name is Tom now.", "name", "Tomas Berg", "Tom"),
         ("I live with my parents.", "I live alone now.", "lives_with", "User's parents", "alone"),
         ("I work at Kestrel.", "I've been at Pellucid for a month now.", "works_at", "Kestrel", "Pellucid"),
+        ("I'm on the paleo diet.", "I'm vegan now.", "diet", "paleo", "vegan"),
     ],
 )
 def test_a_new_value_replaces_the_old(
@@ -41,6 +42,19 @@ def test_a_plan_called_off_ends(project: Project, before: str, after: str) -> No
     plan = Memory.objects.exclude(predicate="cancelled").get(project=project)
     cancelled = Memory.objects.get(project=project, predicate="cancelled")
     assert (plan.status, plan.superseded_by_id) == ("superseded", cancelled.pk)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "predicate"),
+    [
+        ("I take lisinopril every morning.", "My doctor took me off lisinopril.", "take"),
+        ("I'm on the paleo diet.", "I stopped doing paleo.", "diet"),
+        ("I'm learning Greek.", "I gave up on learning Greek.", "studies"),
+    ],
+)
+def test_what_one_went_off_ends(project: Project, before: str, after: str, predicate: str) -> None:
+    ingest_both(project, before, after)
+    assert Memory.objects.get(project=project, predicate=predicate).status == "superseded"
 
 
 def test_being_between_jobs_ends_the_employer(project: Project) -> None:
