@@ -69,6 +69,8 @@ SECONDARY_TEMPLATES: Final = {
     "main_language": "{s} mainly programs in {o}.",
     "manager": "{s}'s manager is {o}.",
     "left": "{s} left {o}.",
+    "lives_with": "{s} lives with {o}.",
+    "grade": "{s} is in {o}.",
 }
 DEFAULT_TEMPLATE: Final = "{s}: {p} {o}."
 FUTURE_AUXILIARIES: Final = frozenset({"will", "'ll", "ll", "shall", "wo"})

@@ -33,7 +33,9 @@ WAYS: Final = {
     "foot": "on foot",
 }
 #: Where a commute goes.
-DESTINATIONS: Final = words("work office school campus job class university uni")
+DESTINATIONS: Final = words(
+    "work office school campus job class university uni lab studio clinic hospital site shop store factory"
+)
 
 
 def _destined(clause: Clause) -> bool:

@@ -60,7 +60,7 @@ def household_facts(clause: Clause) -> list[Fact]:
         return []  # "I lived with roommates in college"
     kind: Kind = "event" if moved_in else "fact"
     if lemma == "live" and _alone(head):
-        return [Fact(PREDICATE, kind, object_text=ALONE)]
+        return [Fact(PREDICATE, kind, object_text=ALONE, template="{s} lives alone.")]
     who = prep_object(head, ("with",))
     if who is None or not _someone(who) or first_child(head, "dobj") is not None:
         return []

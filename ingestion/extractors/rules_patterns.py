@@ -42,6 +42,7 @@ from ingestion.extractors.rules_grammar import (
     split_conjuncts,
     text_of,
 )
+from ingestion.extractors.rules_household import household_facts
 from ingestion.extractors.rules_lexicon import (
     ADDITIVE_WORDS,
     DIETS,
@@ -375,6 +376,7 @@ def speaker_facts(clause: Clause) -> list[Fact]:
         else:
             facts += verb_facts(part) + possession_facts(part)
         facts += job_noun_facts(part)
+        facts += household_facts(part)  # "I live in Leeds with my sister": a home and a household
     if not facts:
         facts = generic_facts(clause)
     return instead_endings(clause, facts)

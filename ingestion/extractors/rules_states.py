@@ -1,8 +1,7 @@
 """States of the speaker's that their own modules read before the verb table does: the plan or tier of a
-service, the time zone, dating someone, the usual way to work, the grade at school, a diet left, whom one
-lives with, an employer one is "at". Each is single-valued, so the verb table's reading of the same words
-("User is on the Pro plan" as ``be``, "User bikes to work" as ``bike``) would leave the old value live
-beside the new one."""
+service, the time zone, dating someone, the usual way to work, the grade at school, a diet left, an employer
+one is "at". Each is single-valued, so the verb table's reading of the same words ("User is on the Pro plan"
+as ``be``, "User bikes to work" as ``bike``) would leave the old value live beside the new one."""
 
 from __future__ import annotations
 
@@ -15,7 +14,6 @@ from ingestion.extractors.rules_dating import dating_facts
 from ingestion.extractors.rules_diet import diet_on_facts, diet_return_facts
 from ingestion.extractors.rules_employer_at import employer_at_facts
 from ingestion.extractors.rules_grammar import Fact
-from ingestion.extractors.rules_household import household_facts
 from ingestion.extractors.rules_plan_tiers import plan_tier_facts
 from ingestion.extractors.rules_school_grades import grade_facts
 from ingestion.extractors.rules_time_zones import time_zone_facts
@@ -28,7 +26,6 @@ READERS: Final[tuple[Callable[[Clause], list[Fact]], ...]] = (
     grade_facts,  # "My son started 4th grade"
     diet_on_facts,  # "I'm on the keto diet"
     diet_return_facts,  # "I started eating fish again"
-    household_facts,  # "I live with my parents", "I live alone"
     employer_at_facts,  # "I've been at Stripe for three years"
 )
 
