@@ -55,6 +55,7 @@ from ingestion.extractors.rules_filters import (
 from ingestion.extractors.rules_grammar import Fact
 from ingestion.extractors.rules_instructions import (
     Found,
+    asks_to_stop,
     condition_of,
     instruction,
     instruction_fact,
@@ -160,7 +161,7 @@ def worth_reading(sent: Span, names: Sequence[str]) -> bool:
     """Can this sentence yield a candidate? Not a question, not chatter, not a condition, and it mentions the
     speaker (I/me/my/we/us/our..., "let's") or is a casual subjectless report ("Went hiking yesterday",
     "Just got back from a run")."""
-    if is_question(sent):
+    if is_question(sent) and not asks_to_stop(sent):
         stated = stated_in_question(sent)
         return bool(stated) and not conditional_statement(sent, stated)
     if instruction(sent) is not None:  # "Always show me X when I ask about Y": a condition, but kept
@@ -209,7 +210,7 @@ def _instruction_candidate(found: Found, ctx: MessageContext) -> CandidateOut | 
 
 
 def _sentence_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) -> list[CandidateOut]:
-    if is_question(sent):  # only the statement it opens with ("I'm vegan, can you …?")
+    if is_question(sent) and not asks_to_stop(sent):  # only the statement it opens with ("I'm vegan, can …?")
         return _stated_candidates(sent, ctx, names)
     # "you" is another person: "Never give up!" cheers them on, it instructs no assistant
     to_assistant = ctx.speakers.other in (None, ASSISTANT_DISPLAY)

@@ -94,9 +94,11 @@ def instruction(sent: Span) -> Found | None:
     tokens = _words(sent)
     i = _past_lead_ins(tokens, 0)
     condition = None
+    asks = False
     if i < len(tokens) and tokens[i].lower_ in CONDITIONS:  # "When I ask about X, always answer in Y"
         condition = tokens[i].i
         comma = next((k for k in range(i, len(tokens)) if tokens[k].text == ","), None)
+        asks = comma is not None and _user_asks(tokens[i:comma])
         i = _past_lead_ins(tokens, comma + 1) if comma is not None else len(tokens)
     opener = _opener_at(tokens, i)
     if opener is not None:
@@ -104,7 +106,8 @@ def instruction(sent: Span) -> Found | None:
     trailing = None
     if opener is None and condition is None:  # "Give me detailed answers from now on.": said where it is
         trailing = next((o for o in OPENERS if _ends_with(tokens, o)), None)
-    found = _from(tokens, i, opener or trailing, condition)
+    i = _past_request(tokens, i) if opener is None and condition is None else i
+    found = _from(tokens, i, opener or trailing, condition, asks=asks)
     if found is not None and trailing is not None:
         found = (found[0], "", found[2])
     if found is None and opener is None and condition is None:  # "Please use metric units."
@@ -175,15 +178,23 @@ def _gives_way(tokens: list[Token], k: int) -> bool:
 
 
 def _from(
-    tokens: list[Token], i: int, opener: tuple[str, ...] | None, condition: int | None = None
+    tokens: list[Token],
+    i: int,
+    opener: tuple[str, ...] | None,
+    condition: int | None = None,
+    *,
+    asks: bool = False,
 ) -> Found | None:
     """The instruction starting at ``tokens[i]`` (after ``opener``, if any), or None; ``condition``: where a
-    condition said before it starts (its words are the instruction's too)."""
+    condition said before it starts (its words are the instruction's too); ``asks``: the condition is about
+    the user's requests ("when I ask for code, use TypeScript": an imperative of a verb of what the assistant
+    writes is a standing rule then, without "always")."""
     if i >= len(tokens):
         return None
     start = i
     standing = tokens[i].lower_ in STANDING
     lead = ""
+    rather = False  # "I'd rather you didn't suggest X": the verb has "you" for a subject
     if standing:
         i += 1
         while i < len(tokens) and tokens[i].lower_ == "please":
@@ -194,9 +205,14 @@ def _from(
     elif _stops_output(tokens, i):  # "Please stop suggesting wine pairings": "never suggest wine pairings"
         i += 1
         start, lead, standing = i, "never", True
+    elif (verb_at := _rather_not(tokens, i)) is not None:  # "I'd rather you didn't suggest X"
+        i, rather = verb_at, True
+        start, lead, standing = i, "never", True
+    elif asks and tokens[i].lower_ in OUTPUT_VERBS:
+        standing = True
     elif opener is None:
         return None
-    stopped = lead == "never" and i < len(tokens) and tokens[i].tag_ == "VBG"
+    stopped = lead == "never" and i < len(tokens) and (tokens[i].tag_ == "VBG" or rather)
     if i >= len(tokens) or not (
         stopped or _imperative(tokens[i], after_standing=standing or opener is not None)
     ):
@@ -223,6 +239,46 @@ def _own_clause(token: Token) -> bool:
     first = token.left_edge
     after_break = first.i > 0 and token.doc[first.i - 1].is_punct
     return has_subject and after_break and not any(c.dep_ == "mark" for c in token.children)
+
+
+#: Verbs of the user's requests, in a condition that makes an instruction standing ("when I ask for code").
+REQUEST_VERBS: Final = words("ask request want need send share paste")
+#: Polite question openers of a request ("can you stop …?", "could you please stop …?").
+_ASKING: Final = (("can", "you"), ("could", "you"), ("would", "you"))
+
+
+def _user_asks(condition: list[Token]) -> bool:
+    said = [t.lower_ for t in condition]
+    return "i" in said and any(t.lemma_.lower() in REQUEST_VERBS for t in condition)
+
+
+def _past_request(tokens: list[Token], i: int) -> int:
+    """Past "can you" / "could you please" when "stop" follows ("Can you stop using so many bullet
+    points?"); else ``i``."""
+    for opener in _ASKING:
+        if tuple(t.lower_ for t in tokens[i : i + 2]) == opener:
+            k = _past_lead_ins(tokens, i + 2)
+            return k if _stops_output(tokens, k) else i
+    return i
+
+
+def asks_to_stop(sent: Span) -> bool:
+    """A question that is a standing request: "Can you stop using so many bullet points?"."""
+    tokens = _words(sent)
+    i = _past_lead_ins(tokens, 0)
+    return _past_request(tokens, i) != i
+
+
+def _rather_not(tokens: list[Token], i: int) -> int | None:
+    """Where the verb is in "I'd rather you didn't <verb>" / "I would prefer you not <verb>", a verb of what
+    the assistant writes; None for anything else."""
+    said = [t.lower_ for t in tokens[i : i + 7]]
+    if len(said) < 6 or said[0] != "i" or said[1] not in ("'d", "would"):
+        return None
+    if said[2] not in ("rather", "prefer") or said[3] != "you":
+        return None
+    verb = 5 if said[4] == "not" else 6 if said[4:6] in (["did", "n't"], ["did", "not"]) else None
+    return i + verb if verb is not None and verb < len(said) and said[verb] in OUTPUT_VERBS else None
 
 
 def _negated_output(tokens: list[Token], i: int) -> bool:

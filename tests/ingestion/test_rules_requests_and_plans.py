@@ -147,3 +147,33 @@ def test_the_speakers_time_zone(text: str, zone: str) -> None:
 )
 def test_what_is_no_time_zone_of_the_speakers(text: str) -> None:
     assert not [c for c in one(text) if c.predicate == "timezone" and c.subject == "user"]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("Can you stop using so many exclamation marks?", "never use so many exclamation marks"),
+        ("Could you please stop suggesting recipes with pork?", "never suggest recipes with pork"),
+        ("I'd rather you didn't suggest hotels near the airport.", "never suggest hotels near the airport"),
+        ("I would prefer you not use emojis.", "never use emojis"),  # was "prefers emojis": the opposite
+        ("When I ask for a query, use PostgreSQL syntax.", "use PostgreSQL syntax"),
+        ("If I send you a recipe, list the ingredients first.", "list the ingredients first"),
+    ],
+)
+def test_a_request_asked_or_put_politely_is_a_standing_instruction(text: str, wanted: str) -> None:
+    found = say(("user", text), ("assistant", "Sure.")).candidates
+    assert [(c.predicate, c.object) for c in found] == [("instructs_assistant", wanted)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Can you stop the timer?",  # no verb of what the assistant writes
+        "Can you help me with my essay?",
+        "When you get a chance, write the summary.",  # a condition about the assistant: one request
+        "I'd rather you didn't tell my sister.",
+    ],
+)
+def test_a_request_that_is_no_standing_instruction(text: str) -> None:
+    found = say(("user", text), ("assistant", "Sure.")).candidates
+    assert all(c.predicate != "instructs_assistant" for c in found)
