@@ -25,6 +25,7 @@ from spacy.tokens import Token
 from ingestion.extractors.base import Kind
 from ingestion.extractors.predicates import is_single_valued
 from ingestion.extractors.rules_clauses import Clause
+from ingestion.extractors.rules_diet import diet_on_facts
 from ingestion.extractors.rules_filters import substantive_count
 from ingestion.extractors.rules_grammar import (
     NAME_SLOT_DEPS,
@@ -342,7 +343,7 @@ def casual_plan(clause: Clause) -> Fact | None:
 def _positive_facts(clause: Clause) -> list[Fact]:
     """The clause's usual facts read as if it were not negated (for endings: "I don't work at X anymore")."""
     if clause.head.lemma_.lower() == "be":
-        return copula_facts(clause, positive=True)
+        return copula_facts(clause, positive=True) or diet_on_facts(clause, positive=True)
     routine = routine_facts(clause)  # "I've started waking up at 5:45", "I stopped getting up at 6"
     if routine:
         return routine

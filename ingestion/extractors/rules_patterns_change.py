@@ -290,7 +290,7 @@ def _new_value_facts(clause: Clause, positive: FactReader) -> list[Fact] | None:
         title = prep_object(head, ("to",))
         if title is not None:
             return [Fact("job_title", "event", core(title))]
-        verb = first_child(head, "xcomp")  # "promoted to team lead", read as "to (team) lead"
+        verb = first_child(head, "xcomp", "advcl")  # "promoted to team lead", read as "to (team) lead"
         if verb is None or not any(c.lower_ == "to" for c in verb.children):
             return None
         return [Fact("job_title", "event", tuple(t for t in verb.subtree if t.lower_ != "to"))]

@@ -1,7 +1,8 @@
 """Clauses about the speaker that put one thing in another's place, or end a thing by name
 (``rules_patterns_change`` reads the other changes; its module doc has the whole list):
 
-* "I replaced / swapped / dropped / ditched X for (with) Y", Y named → ``left`` X and ``uses`` Y;
+* "I replaced / swapped / dropped / ditched X for (with) Y", Y named → ``left`` X and ``uses`` Y ("traded in
+  my Civic for a RAV4" too; a trade "with" someone is whom one traded with: "I swapped shifts with Ana");
 * "I got rid of X" → ``left`` X; "I've gone off X" → ``no_longer_likes`` X (which ends ``prefers`` X too);
 * a value said to hold now "instead of / rather than Y" ends Y for the same predicate ("I'm learning
   Japanese now instead of Spanish"); without "now" it is a choice, and Y may never have held.
@@ -29,6 +30,8 @@ from ingestion.extractors.rules_grammar import (
 #: Verbs that put one named thing in another's place: "replaced Jira with Linear", "dropped Jira for Linear".
 REPLACE_VERBS: Final = frozenset({"replace", "swap", "trade", "ditch", "drop", "exchange"})
 REPLACEMENT_PREPS: Final = ("for", "with")
+#: Verbs of a trade: what one gets is "for"; "with" is whom one trades with ("I traded shifts with Ana").
+TRADE_VERBS: Final = frozenset({"swap", "trade", "exchange"})
 #: Words that name the value a clause's own replaces: "instead of Spanish", "rather than Spanish".
 INSTEAD_WORDS: Final = {"instead": "of", "rather": "than"}
 NOW_WORDS: Final = frozenset({"now", "currently", "nowadays", "lately"})
@@ -58,10 +61,15 @@ def name_or_phrase(tok: Token, clause: Clause) -> tuple[Token, ...]:
 def _replace_facts(clause: Clause) -> list[Fact] | None:
     """ "I replaced Jira with Linear", "we dropped Jira for Linear": the old thing left, the new one used."""
     head = clause.head
+    lemma = head.lemma_.lower()
+    trade = lemma in TRADE_VERBS
     old = first_child(head, "dobj")
-    if head.lemma_.lower() not in REPLACE_VERBS or old is None or is_negated(head) or particle(head):
+    if old is None and trade:
+        old = prep_object(head, ("in",))  # "I traded in my Civic for a RAV4", "in" read as a preposition
+    if lemma not in REPLACE_VERBS or old is None or is_negated(head) or particle(head) not in ("", "in"):
         return None
-    new = prep_object(head, REPLACEMENT_PREPS) or prep_object(old, REPLACEMENT_PREPS)
+    preps = ("for",) if trade else REPLACEMENT_PREPS
+    new = prep_object(head, preps) or prep_object(old, preps)
     if new is None or new.pos_ != "PROPN":
         return None
     return [Fact(LEFT, ENDING_KIND, unowned(phrase(old, clause))), Fact("uses", "event", name_of(new))]

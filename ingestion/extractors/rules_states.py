@@ -14,6 +14,7 @@ from ingestion.extractors.rules_dating import dating_facts
 from ingestion.extractors.rules_diet import diet_on_facts, diet_return_facts
 from ingestion.extractors.rules_employer_at import employer_at_facts
 from ingestion.extractors.rules_grammar import Fact
+from ingestion.extractors.rules_patterns_change import no_longer_marked
 from ingestion.extractors.rules_plan_tiers import plan_tier_facts
 from ingestion.extractors.rules_school_grades import grade_facts
 from ingestion.extractors.rules_time_zones import time_zone_facts
@@ -31,7 +32,10 @@ READERS: Final[tuple[Callable[[Clause], list[Fact]], ...]] = (
 
 
 def own_state_facts(clause: Clause) -> list[Fact]:
-    """The facts of the first reader that reads the clause."""
+    """The facts of the first reader that reads the clause; none for an ending ("I'm no longer on the keto
+    diet": ``rules_patterns_change`` reads it, with :func:`rules_diet.diet_on_facts` as its positive)."""
+    if no_longer_marked(clause):
+        return []
     for read in READERS:
         facts = read(clause)
         if facts:

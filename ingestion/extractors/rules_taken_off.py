@@ -1,11 +1,10 @@
-"""Taken off a medicine, a treatment or anything one was on: "My doctor took me off metformin", "I went off
-the pill last year", "I came off antidepressants in May", "My manager took me off the project". Before,
-"User's doctor took User off metformin." was a claim about the doctor, and "User takes metformin twice a
-day." stayed live.
+"""Taken off a medicine, a treatment or anything one was on: "My doctor took me off metformin", "I came off
+antidepressants in May", "My manager took me off the project". Before, "User's doctor took User off
+metformin." was a claim about the doctor, and "User takes metformin twice a day." stayed live.
 
 Each is ``left`` what was taken (the speaker's, whoever took them off it), which ends the live memory that
-names it. Not "the alarm went off", "I went off on a rant" (no thing one was on), nor "took her off the
-list" (only "me" / "us": the speaker).
+names it. Only "me" / "us" taken off (the speaker), not "took her off the list"; and not "went off": "I've
+gone off tea" is a taste that ended (``rules_replacements``), "the alarm went off" nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from ingestion.extractors.rules_grammar import Fact, first_child, is_negated, pa
 from ingestion.extractors.rules_replacements import ENDING_KIND
 
 #: Verbs of going off a thing oneself ("I went off the pill", "I came off antidepressants").
-GO_OFF_VERBS: Final = frozenset({"go", "come"})
+GO_OFF_VERBS: Final = frozenset({"come"})
 SPEAKER_OBJECTS: Final = frozenset({"me", "us"})
 
 

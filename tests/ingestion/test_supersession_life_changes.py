@@ -80,9 +80,9 @@ def test_a_new_value_supersedes_the_old_one(
         (
             "I'm on the keto diet.",
             "I'm no longer on the keto diet; I'm doing intermittent fasting now.",
-            "is",
-            "on the keto diet",
-            "no_longer_is",
+            "diet",  # a diet one is on (rules_diet), ended by name
+            "keto",
+            "no_longer_diet",
         ),
     ],
 )
