@@ -270,9 +270,12 @@ def asks_to_stop(sent: Span) -> bool:
 
 
 def _rather_not(tokens: list[Token], i: int) -> int | None:
-    """Where the verb is in "I'd rather you didn't <verb>" / "I would prefer you not <verb>", a verb of what
-    the assistant writes; None for anything else."""
+    """Where the verb is in "I'd rather you didn't <verb>" / "I would prefer you not <verb>" / "I don't want
+    you to <verb>", a verb of what the assistant writes; None for anything else."""
     said = [t.lower_ for t in tokens[i : i + 7]]
+    if said[:6] in (["i", "do", "n't", "want", "you", "to"], ["i", "do", "not", "want", "you", "to"]):
+        wanted = i + 6  # "I don't want you to use emojis"
+        return wanted if wanted < len(tokens) and tokens[wanted].lower_ in OUTPUT_VERBS else None
     if len(said) < 6 or said[0] != "i" or said[1] not in ("'d", "would"):
         return None
     if said[2] not in ("rather", "prefer") or said[3] != "you":

@@ -156,6 +156,7 @@ def test_what_is_no_time_zone_of_the_speakers(text: str) -> None:
         ("Could you please stop suggesting recipes with pork?", "never suggest recipes with pork"),
         ("I'd rather you didn't suggest hotels near the airport.", "never suggest hotels near the airport"),
         ("I would prefer you not use emojis.", "never use emojis"),  # was "prefers emojis": the opposite
+        ("I don't want you to recommend hostels.", "never recommend hostels"),
         ("When I ask for a query, use PostgreSQL syntax.", "use PostgreSQL syntax"),
         ("If I send you a recipe, list the ingredients first.", "list the ingredients first"),
     ],
@@ -172,6 +173,7 @@ def test_a_request_asked_or_put_politely_is_a_standing_instruction(text: str, wa
         "Can you help me with my essay?",
         "When you get a chance, write the summary.",  # a condition about the assistant: one request
         "I'd rather you didn't tell my sister.",
+        "I don't want you to worry.",
     ],
 )
 def test_a_request_that_is_no_standing_instruction(text: str) -> None:
