@@ -87,7 +87,7 @@ def _facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
     if cancelled is not None:  # "I had to cancel the Lisbon trip", "my flight got cancelled"
         return speakers.subject, [cancelled]
     ended = taken_off(clause)
-    if ended is not None:  # "My doctor took me off metformin", "I went off the pill"
+    if ended is not None:  # "My doctor took me off metformin", "I came off the pill"
         return speakers.subject, [ended]
     if clause.subject_kind in ("speaker", "implicit"):
         setting = new_setting(clause)

@@ -66,7 +66,8 @@ def _replace_facts(clause: Clause) -> list[Fact] | None:
     old = first_child(head, "dobj")
     if old is None and trade:
         old = prep_object(head, ("in",))  # "I traded in my Civic for a RAV4", "in" read as a preposition
-    if lemma not in REPLACE_VERBS or old is None or is_negated(head) or particle(head) not in ("", "in"):
+    allowed = ("", "in") if trade else ("",)  # "traded in"
+    if lemma not in REPLACE_VERBS or old is None or is_negated(head) or particle(head) not in allowed:
         return None
     preps = ("for",) if trade else REPLACEMENT_PREPS
     new = prep_object(head, preps) or prep_object(old, preps)
