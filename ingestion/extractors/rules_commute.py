@@ -60,10 +60,11 @@ def _way(head: Token, clause: Clause) -> str | None:
     return WAYS[ways[0].lower_] if ways else None
 
 
-def commute_facts(clause: Clause) -> list[Fact]:
-    """``commutes_by`` for the speaker's usual way to work or school (module doc)."""
+def commute_facts(clause: Clause, *, positive: bool = False) -> list[Fact]:
+    """``commutes_by`` for the speaker's usual way to work or school (module doc); ``positive``: read a
+    negated clause as if it were not, for its ending ("I don't drive to work anymore")."""
     head = clause.head
-    if head.pos_ != "VERB" or is_negated(head) or is_past(head) or head.tag_ == "VBN":
+    if head.pos_ != "VERB" or (is_negated(head) and not positive) or is_past(head) or head.tag_ == "VBN":
         return []
     if any(t.lower_ in ONE_DAY for t in clause.tokens):
         return []  # "I'm driving to work today": one day, not the way

@@ -25,6 +25,7 @@ from spacy.tokens import Token
 from ingestion.extractors.base import Kind
 from ingestion.extractors.predicates import is_single_valued
 from ingestion.extractors.rules_clauses import Clause
+from ingestion.extractors.rules_commute import commute_facts
 from ingestion.extractors.rules_diet import diet_on_facts
 from ingestion.extractors.rules_filters import substantive_count
 from ingestion.extractors.rules_grammar import (
@@ -344,10 +345,9 @@ def _positive_facts(clause: Clause) -> list[Fact]:
     """The clause's usual facts read as if it were not negated (for endings: "I don't work at X anymore")."""
     if clause.head.lemma_.lower() == "be":
         return copula_facts(clause, positive=True) or diet_on_facts(clause, positive=True)
-    routine = routine_facts(clause)  # "I've started waking up at 5:45", "I stopped getting up at 6"
-    if routine:
-        return routine
-    return verb_facts(clause, positive=True) + possession_facts(clause) + job_noun_facts(clause)
+    # "I stopped getting up at 6", "I don't drive to work anymore"
+    own = routine_facts(clause) or commute_facts(clause, positive=True)
+    return own or verb_facts(clause, positive=True) + possession_facts(clause) + job_noun_facts(clause)
 
 
 def speaker_facts(clause: Clause) -> list[Fact]:

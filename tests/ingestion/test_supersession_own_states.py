@@ -57,6 +57,11 @@ def test_what_one_went_off_ends(project: Project, before: str, after: str, predi
     assert Memory.objects.get(project=project, predicate=predicate).status == "superseded"
 
 
+def test_a_way_to_work_no_longer_taken_ends(project: Project) -> None:
+    ingest_both(project, "I drive to work.", "I don't drive to work anymore.")
+    assert Memory.objects.get(project=project, predicate="commutes_by").status == "superseded"
+
+
 def test_being_between_jobs_ends_the_employer(project: Project) -> None:
     ingest_both(project, "I work at Kestrel as a data analyst.", "I'm between jobs right now.")
     employer = Memory.objects.get(project=project, predicate="works_at")
