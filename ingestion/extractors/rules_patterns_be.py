@@ -234,8 +234,13 @@ def job_noun_facts(clause: Clause) -> list[Fact]:
     for noun in children(head, "dobj"):
         if noun.lemma_.lower() not in JOB_NOUNS:
             continue
-        employer = prep_object(noun, ("at", "with", "for"))
         title = prep_object(noun, ("as",)) or prep_object(head, ("as",))
+        employer = prep_object(noun, ("at", "with", "for"))
+        if employer is None and title is not None:  # "a job as a nurse at St Mary's": "at" under the title
+            employer = prep_object(title, ("at", "for"))
+            at = prep_object(head, ("at",))  # or on the verb: "… as a hygienist | at Lindqvist Dental"
+            if employer is None and at is not None and at.pos_ == "PROPN":
+                employer = at
         if employer is not None:
             facts.append(Fact("works_at", kind, phrase(employer, clause)))
         if title is not None:

@@ -209,6 +209,11 @@ def test_an_employer_one_is_at(text: str, wanted: list[tuple[str, str, str]]) ->
     assert facts(text) == wanted
 
 
+def test_a_job_as_a_title_at_an_employer() -> None:
+    wanted = [("user", "works_at", "Lindqvist Dental"), ("user", "job_title", "hygienist")]
+    assert facts("I got a new job as a hygienist at Lindqvist Dental.") == wanted
+
+
 @pytest.mark.parametrize(
     "text",
     [
