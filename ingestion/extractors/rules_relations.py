@@ -19,9 +19,9 @@ from spacy.tokens import Span, Token
 from ingestion.extractors.base import Kind
 from ingestion.extractors.rules_grammar import Fact, first_child, name_of, names_attached, speakers_own
 from ingestion.extractors.rules_lexicon import PET_NOUNS, RELATION_NOUNS
+from ingestion.extractors.rules_patterns_be import NAME_TEMPLATE
 
 RELATION_TEMPLATE: Final = "{s}'s %s is {o}."
-OWN_NAME_TEMPLATE: Final = "{s}'s name is {o}."
 PET_TEMPLATE: Final = "{s} has a %s named {o}."
 CHILD_TEMPLATE: Final = "{s} has a %s named {o}."
 _PLURAL_TO_SINGULAR: Final = {"kids": "kid", "children": "child", "parents": "parent"}
@@ -83,7 +83,7 @@ def own_name(sent: Span) -> list[RelationFact]:
         value = _contracted(name)
         if value is not None and value.ent_type_ in ("", "PERSON"):
             told = name_of(value)
-            fact = Fact("name", "fact", told, template=OWN_NAME_TEMPLATE)
+            fact = Fact("name", "fact", told, template=NAME_TEMPLATE)
             return [RelationFact(fact, name.idx, told[-1].idx + len(told[-1].text))]
     return []
 

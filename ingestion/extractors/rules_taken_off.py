@@ -22,7 +22,7 @@ SPEAKER_OBJECTS: Final = frozenset({"me", "us"})
 
 
 def taken_off(clause: Clause) -> Fact | None:
-    """``left`` the thing the speaker was taken off or went off (module doc), or None."""
+    """``left`` the thing the speaker was taken off or came off (module doc), or None."""
     head = clause.head
     lemma = head.lemma_.lower()
     if is_negated(head):
