@@ -29,7 +29,8 @@ _FUTURE_CUE = re.compile(
 
 
 #: The present progressive of an arrangement, a few words before the date: "I'm starting a new job in March",
-#: "We're getting married in September", "My sister is moving to Oslo in June" are plans, not memories.
+#: "We're getting married in September", "My sister is moving to Oslo in June" are plans, not memories, and
+#: so is what one is training, preparing or saving for ("I'm training for a marathon in May").
 #: Only verbs of arrangements, and at most ``ARRANGEMENT_GAP_WORDS`` words between: "I'm having trouble with
 #: the report I wrote in March" stays in the past.
 ARRANGEMENT_GAP_WORDS: Final = 4
@@ -37,7 +38,7 @@ _ARRANGEMENT_CUE = re.compile(
     r"(?:\b(?:am|is|are)|['’](?:m|s|re))\s+(?:\w+ly\s+)?"
     r"(?:moving|relocating|starting|beginning|joining|leaving|quitting|retiring|graduating|getting|flying"
     r"|traveling|travelling|visiting|meeting|hosting|throwing|attending|launching|releasing|opening|expecting"
-    r"|coming|heading|returning|switching|taking)\b"
+    r"|coming|heading|returning|switching|taking|training|preparing|saving|cramming)\b"
     rf"(?:\s+[^\s.!?]+){{0,{ARRANGEMENT_GAP_WORDS}}}\s+$",
     re.I,
 )
@@ -61,13 +62,20 @@ _APPOINTMENT_CUE = re.compile(
     rf"(?:\s+[^\s.!?]+){{0,{APPOINTMENT_GAP_WORDS}}}\s+$",
     re.I,
 )
+#: "until" right before the date, after a present "am / is / are" in the sentence: "I'm on parental leave
+#: until June", "I'm staying with my parents till Friday" end later; "I worked there until March" ended.
+_UNTIL_CUE = re.compile(
+    r"\b(?:until|till|til)\s+(?:(?:the\s+)?(?:end|middle|start)\s+of\s+|mid-?\s*|early\s+|late\s+)?$", re.I
+)
+_PRESENT_BE = re.compile(r"\b(?:am|is|are)\b|\w['’](?:m|re)\b", re.I)
+_PAST_BE = re.compile(r"\b(?:was|were|had)\b", re.I)
 #: "every Friday", "each spring": a habit, not a date (resolving it stored "deploys every on 27 February").
 _RECURRING = re.compile(r"\b(?:every|each)(?:\s+other)?\s+$", re.IGNORECASE)
 
 
 def future(text: str, start: int) -> bool:
-    """A future cue ("will", "going to", an arrangement's progressive) in the sentence before ``start``, or a
-    present "is" or a rescheduling right before it."""
+    """A future cue ("will", "going to", an arrangement's progressive) in the sentence before ``start``, a
+    present "is" or a rescheduling right before it, or "until" right before it in a present sentence."""
     sentence_start = max(text.rfind(c, 0, start) for c in _SENTENCE_ENDS) + 1
     if _FUTURE_CUE.search(text, sentence_start, start) is not None:
         return True
@@ -75,6 +83,9 @@ def future(text: str, start: int) -> bool:
         return True
     if _APPOINTMENT_CUE.search(text, sentence_start, start) is not None:
         return True
+    if _UNTIL_CUE.search(text, sentence_start, start) is not None:
+        said = text[sentence_start:start]
+        return _PRESENT_BE.search(said) is not None and _PAST_BE.search(said) is None
     return _ARRANGEMENT_CUE.search(text, sentence_start, start) is not None
 
 

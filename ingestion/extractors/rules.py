@@ -226,7 +226,7 @@ def _sentence_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) 
     for clause in split_clauses(sent, names):
         if found is None:
             out += _clause_candidates(clause, ctx)
-        elif states_beside(clause):  # not the instruction itself, nor its condition
+        elif states_beside(clause, found[0]):  # not the instruction itself, its condition or wish
             out += _clause_candidates(_beside(clause, found[0]), ctx)
     for rel in relation_facts(sent):
         tokens = tuple(t for t in sent if rel.start_char <= t.idx < rel.end_char)

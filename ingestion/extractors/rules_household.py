@@ -1,6 +1,7 @@
 """Whom one lives with: "I live with my parents", "I live alone", "I live on my own now", "My mother lives
 with us now", "I moved in with my boyfriend". Before, "I live alone" and "My mother lives with us" stored
 nothing (no place, and a pronoun is no content word) and "I live with my parents" was a generic ``live``.
+"I live with my wife in Leeds" (the parser hangs the town under the wife) says where too: ``lives_in``.
 
 One single-valued predicate, ``lives_with``, whose object is who ("User's parents", "alone"), so a new
 household supersedes the last. Only people: not a past household ("I lived with roommates in college"), a
@@ -20,6 +21,7 @@ from ingestion.extractors.rules_grammar import (
     first_child,
     is_negated,
     is_past,
+    name_of,
     particle,
     phrase,
     prep_object,
@@ -61,7 +63,15 @@ def household_facts(clause: Clause) -> list[Fact]:
     kind: Kind = "event" if moved_in else "fact"
     if lemma == "live" and _alone(head):
         return [Fact(PREDICATE, kind, object_text=ALONE, template="{s} lives alone.")]
-    who = prep_object(head, ("with",))
+    place = prep_object(head, ("in",))
+    who = prep_object(head, ("with",)) or (prep_object(place, ("with",)) if place is not None else None)
     if who is None or not _someone(who) or first_child(head, "dobj") is not None:
-        return []
-    return [Fact(PREDICATE, kind, phrase(who, clause))]
+        return []  # "I live in Leeds with my wife": "with" hangs under the place
+    where = prep_object(who, ("in",)) if lemma == "live" else None  # "with my wife in Leeds"
+    if where is None or not (where.pos_ == "PROPN" or where.ent_type_ in ("GPE", "LOC")):
+        return [Fact(PREDICATE, kind, phrase(who, clause))]
+    said = {t.i for t in where.head.subtree}
+    return [
+        Fact(PREDICATE, kind, tuple(t for t in phrase(who, clause) if t.i not in said)),
+        Fact("lives_in", kind, name_of(where)),
+    ]

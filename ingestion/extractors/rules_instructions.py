@@ -270,17 +270,24 @@ def asks_to_stop(sent: Span) -> bool:
 
 
 def _rather_not(tokens: list[Token], i: int) -> int | None:
-    """Where the verb is in "I'd rather you didn't <verb>" / "I would prefer you not <verb>" / "I don't want
-    you to <verb>", a verb of what the assistant writes; None for anything else."""
-    said = [t.lower_ for t in tokens[i : i + 7]]
+    """Where the verb is in "I'd rather you didn't <verb>" / "I would prefer (it if) you not <verb>" / "I
+    don't want you to <verb>", a verb of what the assistant writes; None for anything else."""
+    said = [t.lower_ for t in tokens[i : i + 9]]
     if said[:6] in (["i", "do", "n't", "want", "you", "to"], ["i", "do", "not", "want", "you", "to"]):
         wanted = i + 6  # "I don't want you to use emojis"
         return wanted if wanted < len(tokens) and tokens[wanted].lower_ in OUTPUT_VERBS else None
-    if len(said) < 6 or said[0] != "i" or said[1] not in ("'d", "would"):
+    if (
+        len(said) < 6
+        or said[0] != "i"
+        or said[1] not in ("'d", "would")
+        or said[2] not in ("rather", "prefer")
+    ):
         return None
-    if said[2] not in ("rather", "prefer") or said[3] != "you":
+    you = 5 if said[3:5] == ["it", "if"] else 3  # "I'd prefer it if you didn't use emojis"
+    if said[you : you + 1] != ["you"]:
         return None
-    verb = 5 if said[4] == "not" else 6 if said[4:6] in (["did", "n't"], ["did", "not"]) else None
+    after = said[you + 1 : you + 3]
+    verb = you + 2 if after[:1] == ["not"] else you + 3 if after in (["did", "n't"], ["did", "not"]) else None
     return i + verb if verb is not None and verb < len(said) and said[verb] in OUTPUT_VERBS else None
 
 
@@ -307,7 +314,7 @@ def condition_of(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
         marker = next(
             (c for c in verb.children if c.dep_ in ("mark", "advmod") and c.lower_ in CONDITIONS), None
         )
-        if verb.dep_ == "advcl" and marker is not None:
+        if verb.dep_ == "advcl" and marker is not None and marker.i in inside:  # not "prefer it if you …"
             return tuple(t for t in verb.subtree if t.i in inside and not t.is_punct)
     return ()
 
@@ -330,12 +337,31 @@ def instruction_fact(text: str, condition: str, opener: str, lead: str = "") -> 
     return Fact(predicate=PREDICATE, kind="preference", object_text=body, template=template)
 
 
-def states_beside(clause: Clause) -> bool:
+#: Verbs of a wish whose clause holds the instruction ("I'd prefer it if you didn't use emojis").
+WISHING: Final = words("prefer rather want appreciate")
+#: Most words from the wish to the instruction's verb ("prefer | it if you did n't | use").
+WISH_REACH: Final = 7
+
+
+def states_beside(clause: Clause, instruction: tuple[Token, ...] = ()) -> bool:
     """Whether a clause of an instruction sentence states something of its own: it has a subject (the
-    instruction's imperative has none) and is not one of its conditions."""
+    instruction's imperative has none), is not one of its conditions, nor the wish the instruction is said
+    in ("I'd prefer it if you didn't …": not a preference for "it")."""
     if clause.subject is None or clause.subject_kind == "implicit":
         return False
+    if instruction and clause.head.lemma_.lower() in WISHING and _holds(clause.head, instruction[0]):
+        return False
     return not any(c.dep_ in ("mark", "advmod") and c.lower_ in CONDITIONS for c in clause.head.children)
+
+
+def _holds(head: Token, verb: Token) -> bool:
+    """Whether ``verb`` is said inside ``head``'s clause, a few words after it (an object or a condition of
+    it, not a verb joined to it by "and")."""
+    if not 0 < verb.i - head.i <= WISH_REACH:
+        return False
+    while verb.i != head.i and verb.dep_ != "conj" and verb.head.i != verb.i:
+        verb = verb.head
+    return verb.i == head.i
 
 
 def preferred_name(clause: Clause) -> Fact | None:

@@ -224,8 +224,9 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
             return (pred, text_of(name_of(name)))  # "a small fintech called Tink" → Tink
     if pred == "works_at" and obj.tag_ == "NNS" and not any(t.pos_ == "PROPN" for t in obj.subtree):
         return None  # "I work on SaaS for dental clinics": customers, not an employer
-    if pred == "uses" and obj.pos_ == "PROPN" and any(c.dep_ == "prep" for c in obj.children):
-        return (pred, text_of(name_of(obj)))  # "I use Notion for my notes" → Notion
+    beside = (c for c in obj.children if c.dep_ == "prep" and (pred == "uses" or c.lower_ == "with"))
+    if pred in ("uses", "lives_in") and obj.pos_ == "PROPN" and next(beside, None) is not None:
+        return (pred, text_of(name_of(obj)))  # "I use Notion for my notes" → Notion; "in Leeds with …"
     if pred == "member_of" and obj.ent_type_ == "ORG" and obj.lemma_.lower() not in GROUP_NOUNS:
         return ("works_at", None)
     return (pred, None)

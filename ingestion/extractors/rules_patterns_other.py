@@ -125,10 +125,13 @@ def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> 
         return speakers.subject, [zone]
     if own and value is not None and _favorite_noun(subj) is not None:
         return speakers.subject, [_favorite_fact(subj, value, clause)]
-    if value is None and noun == "birthday" and head.lemma_.lower() == "be":
-        day = prep_object(head, ("on", "in"))  # "my birthday is on March 3rd"
-        if day is not None:
-            return speakers.subject, [Fact("birthday", "fact", object_text=text_of(day.subtree))]
+    day = (value or prep_object(head, ("on", "in"))) if noun == "birthday" and head.lemma_ == "be" else None
+    if day is not None and day.ent_type_ == "DATE":  # "my birthday is (on) March 3rd": as said, no year
+        said = f"{day.head.lower_} " if day.head.dep_ == "prep" else ""
+        template = f"{{s}}'s birthday is {said}{{o}}."
+        return speakers.subject, [
+            Fact("birthday", "fact", object_text=text_of(day.subtree), template=template)
+        ]
     if value is not None and noun in POSSESSION_SUBJECTS:
         pred = POSSESSION_SUBJECTS[noun]
         if pred == "name" and (value.pos_ not in ("PROPN", "NOUN") or is_negated(head)):
@@ -136,7 +139,7 @@ def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> 
         if pred == "diet" and value.lower_ not in DIETS:
             return speakers.subject, []
         kind: Kind = "preference" if pred == "likes" else "fact"
-        return speakers.subject, [Fact(pred, kind, phrase(value, clause))]
+        return speakers.subject, [] if pred == "birthday" else [Fact(pred, kind, phrase(value, clause))]
     if noun in RELATION_NOUNS and value is not None and value.pos_ == "PROPN":
         return speakers.subject, []  # "my wife is Sara": a relationship, see rules_relations
     gone = _gone(clause)

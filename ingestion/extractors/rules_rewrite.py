@@ -225,6 +225,12 @@ def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
     return out
 
 
+#: Prepositions that lead into a time and say nothing without it ("until June", "since March").
+_TIME_LEAD_INS: Final = frozenset({"until", "till", "since", "by", "through", "before", "after", "from"})
+#: "the end / start / middle of" a time.
+_PART_OF_A_TIME: Final = frozenset({"end", "start", "beginning", "middle"})
+
+
 class Renderer:
     """Renders token sequences of one parsed message as third-person text for one speaker."""
 
@@ -275,12 +281,29 @@ class Renderer:
         bare = prev in _PREPOSITION_BEFORE_BARE_DATE and not mention.text[:1].isspace()
         return format_when(mention, with_preposition=not bare)
 
+    def _lead_in(self, first: int) -> list[int]:
+        """The words that lead into the time mention starting at ``first`` and mean nothing without it: its
+        preposition, and "the end of" ("until the end of August")."""
+        found, i = [], first - 1
+        if i >= 2 and self.doc[i].lower_ == "of" and self.doc[i - 1].lower_ in _PART_OF_A_TIME:
+            found += [i, i - 1]
+            i -= 2
+            if self.doc[i].lower_ == "the":
+                found.append(i)
+                i -= 1
+        if i >= 0 and self.doc[i].tag_ == "IN" and self.doc[i].lower_ in _TIME_LEAD_INS:
+            found.append(i)
+        return found
+
     def render(self, tokens: Sequence[Token], *, drop_times: bool = False) -> str:
         """Third-person text of ``tokens`` (in document order); gaps between tokens become one space."""
         parts: list[str] = []
         prev: Token | None = None
+        leading = {i for first in self.time_first for i in self._lead_in(first)} if drop_times else set()
         for tok in tokens:
             if tok.i in self.dropped or (tok.i in self.time_tokens and tok.i not in self.time_first):
+                continue
+            if tok.i in leading:  # "on leave until June" → "on leave", not "on leave until"
                 continue
             if tok.i in self.time_first:
                 if drop_times:

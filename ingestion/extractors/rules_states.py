@@ -1,13 +1,15 @@
 """States of the speaker's that their own modules read before the verb table does: the plan or tier of a
 service, the time zone, dating someone, the usual way to work, the grade at school, a diet left, an employer
-one is "at". Each is single-valued, so the verb table's reading of the same words ("User is on the Pro plan"
-as ``be``, "User bikes to work" as ``bike``) would leave the old value live beside the new one."""
+one is "at", where and when one was born. Each is single-valued, so the verb table's reading of the same
+words ("User is on the Pro plan" as ``be``, "User bikes to work" as ``bike``) would leave the old value live
+beside the new one."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Final
 
+from ingestion.extractors.rules_births import birth_facts
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_commute import commute_facts
 from ingestion.extractors.rules_dating import dating_facts
@@ -28,6 +30,7 @@ READERS: Final[tuple[Callable[[Clause], list[Fact]], ...]] = (
     diet_on_facts,  # "I'm on the keto diet"
     diet_return_facts,  # "I started eating fish again"
     employer_at_facts,  # "I've been at Stripe for three years"
+    birth_facts,  # "I was born in Leeds on 2 June 1990"
 )
 
 

@@ -177,6 +177,17 @@ def test_living_with_no_one(text: str) -> None:
     assert all(predicate != "lives_with" for _, predicate, _ in facts(text))
 
 
+@pytest.mark.parametrize(
+    "text", ["I live in Sheffield with my husband.", "I live with my husband in Sheffield."]
+)
+def test_where_and_with_whom_in_one_clause(text: str) -> None:
+    """The town is the home and the husband the household, however the parser hangs one under the other
+    (the home was "Sheffield with User's husband", or the household "User's husband in Sheffield")."""
+    found = facts(text)
+    assert ("user", "lives_in", "Sheffield") in found
+    assert ("user", "lives_with", "User's husband") in found
+
+
 def test_each_of_two_named_pets_or_relations_had() -> None:
     found = say(
         ("user", "I have a cat named Pippa and a dog named Rufus."), ("assistant", "Cute!")
@@ -303,3 +314,62 @@ def test_a_break_up_said_name_first() -> None:
     found = say(("user", "Lena and I broke up last week."), ("assistant", "I'm sorry.")).candidates
     assert [(c.predicate, c.object) for c in found] == [("left", "Lena")]
     assert found[0].claim.startswith("Lena and User broke up")
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted", "claim"),
+    [
+        ("I was born in Glasgow.", [("user", "is_from", "Glasgow")], "User was born in Glasgow."),
+        (
+            "I was born in Turin on 12 August 1979.",
+            [("user", "is_from", "Turin"), ("user", "birthday", "12 August 1979")],
+            "User was born in Turin on 12 August 1979.",
+        ),
+        (
+            "I was born and raised in Manitoba.",
+            [("user", "is_from", "Manitoba")],
+            "User was born and raised in Manitoba.",
+        ),
+        # the day as said: no year is guessed for a birthday
+        ("My son was born on the 2nd of March.", [("user's son", "birthday", "the 2nd of March")], None),
+        ("My birthday is October 9.", [("user", "birthday", "October 9")], "User's birthday is October 9."),
+        (
+            "My birthday is on November 21st.",
+            [("user", "birthday", "November 21st")],
+            "User's birthday is on November 21st.",
+        ),
+    ],
+)
+def test_where_and_when_one_was_born(
+    text: str, wanted: list[tuple[str, str, str]], claim: str | None
+) -> None:
+    assert facts(text) == wanted
+    if claim is not None:
+        assert claims(text)[0] == claim
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("I'm from Leeds.", "Leeds"), ("I'm from a small town in Ohio.", "small town in Ohio")],
+)
+def test_where_one_is_from_though_the_tagger_calls_the_town_a_noun(text: str, place: str) -> None:
+    assert facts(text) == [("user", "is_from", place)]
+
+
+def test_from_what_is_no_place() -> None:
+    assert all(predicate != "is_from" for _, predicate, _ in facts("I'm from the marketing team."))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I was born in the eighties.", "My birthday is a big deal in my family.", "I wasn't born in Oslo."],
+)
+def test_no_birthplace_or_birthday(text: str) -> None:
+    assert all(predicate not in ("is_from", "birthday") for _, predicate, _ in facts(text))
+
+
+def test_a_time_dropped_from_an_object_takes_its_preposition_along() -> None:
+    """ "on sabbatical until February": the object was "on sabbatical until", with the date cut off."""
+    found = say(("user", "I'm on sabbatical until the end of February."), ("assistant", "Enjoy!")).candidates
+    assert [c.object for c in found] == ["on sabbatical"]
+    assert found[0].claim == "User is on sabbatical until the end of February 2025."

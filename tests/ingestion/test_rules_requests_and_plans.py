@@ -157,6 +157,7 @@ def test_what_is_no_time_zone_of_the_speakers(text: str) -> None:
         ("I'd rather you didn't suggest hotels near the airport.", "never suggest hotels near the airport"),
         ("I would prefer you not use emojis.", "never use emojis"),  # was "prefers emojis": the opposite
         ("I don't want you to recommend hostels.", "never recommend hostels"),
+        ("I'd prefer it if you didn't add disclaimers.", "never add disclaimers"),  # no "prefers it"
         ("When I ask for a query, use PostgreSQL syntax.", "use PostgreSQL syntax"),
         ("If I send you a recipe, list the ingredients first.", "list the ingredients first"),
     ],
@@ -173,6 +174,7 @@ def test_a_request_asked_or_put_politely_is_a_standing_instruction(text: str, wa
         "Can you help me with my essay?",
         "When you get a chance, write the summary.",  # a condition about the assistant: one request
         "I'd rather you didn't tell my sister.",
+        "I'd prefer it if you didn't call me after nine.",
         "I don't want you to worry.",
     ],
 )

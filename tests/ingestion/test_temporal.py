@@ -64,6 +64,17 @@ CASES = [
     ("I have a dentist appointment on July 2", "on July 2", date(2023, 7, 2), date(2023, 7, 3), "day"),
     ("I've got an interview with Acme on Friday", "on Friday", date(2023, 5, 12), date(2023, 5, 13), "day"),
     ("I had a dentist appointment on July 2", "on July 2", date(2022, 7, 2), date(2022, 7, 3), "day"),
+    # what one is training or preparing for is still to come; a state that lasts "until" a date ends later
+    (
+        "I'm training for a triathlon in September",
+        "in September",
+        date(2023, 9, 1),
+        date(2023, 10, 1),
+        "month",
+    ),
+    ("I'm on sabbatical until February", "February", date(2024, 2, 1), date(2024, 3, 1), "month"),
+    ("I worked in Lyon until February", "February", date(2023, 2, 1), date(2023, 3, 1), "month"),
+    ("I was on sabbatical until February", "February", date(2023, 2, 1), date(2023, 3, 1), "month"),
     (
         "I'm having trouble with the essay I wrote in March",
         "in March",
