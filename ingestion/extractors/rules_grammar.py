@@ -160,6 +160,12 @@ def _is_pronoun(tok: Token) -> bool:
     return tok.text.rstrip(".").lower() in ("i", "me", "you", "we")
 
 
+def a_name(tok: Token) -> bool:
+    """A name, also where the tagger calls it a noun ("I'm from Leeds", "a flat in Leeds")."""
+    capitalised_noun = tok.pos_ == "NOUN" and tok.text.istitle()
+    return tok.pos_ == "PROPN" or tok.ent_type_ in ("GPE", "LOC") or capitalised_noun
+
+
 def text_of(tokens: Iterable[Token]) -> str:
     """The tokens as written (original spacing; "dairy-free" stays one word)."""
     return " ".join("".join(t.text_with_ws for t in sorted(tokens, key=lambda t: t.i)).split())

@@ -29,6 +29,8 @@ def weight_facts(clause: Clause) -> list[Fact]:
     elif lemma == "be":  # "I'm 80 kg", "I'm up to 72 kg"; "I'm down to 165 pounds" ("to" under "down")
         way = next((c for c in head.children if c.lower_ in _WAYS and c.dep_ in ("advmod", "prt")), None)
         unit = first_child(head, "attr") or (prep_object(way, ("to",)) if way is not None else None)
+        if unit is None and way is not None:  # "I'm down to 78 kg now": "to" read as the number's
+            unit = first_child(head, "npadvmod")
     else:
         return []
     amount = _amount(unit)

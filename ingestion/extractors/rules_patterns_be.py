@@ -21,6 +21,7 @@ from ingestion.extractors.base import Kind
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_grammar import (
     Fact,
+    a_name,
     children,
     core,
     first_child,
@@ -157,19 +158,12 @@ def copula_facts(clause: Clause, *, positive: bool = False) -> list[Fact]:
     for attr in children(head, "attr"):
         facts += _attr_facts(clause, attr)
     origin = prep_object(head, ("from",))
-    if origin is not None and any(_a_name(t) for t in origin.subtree):  # "from Leeds", "from a town in Ohio"
+    if origin is not None and any(a_name(t) for t in origin.subtree):  # "from Leeds", "from a town in Ohio"
         facts.append(Fact("is_from", "fact", phrase(origin, clause)))
     liked = prep_object(head, ("into",))
     if liked is not None:
         facts += split_conjuncts(Fact("likes", "preference", phrase(liked, clause)), liked, clause)
     return facts
-
-
-def _a_name(tok: Token) -> bool:
-    """A name, also where the tagger calls it a noun ("I'm from Leeds")."""
-    return (
-        tok.pos_ == "PROPN" or tok.ent_type_ in ("GPE", "LOC") or (tok.pos_ == "NOUN" and tok.text.istitle())
-    )
 
 
 def _named_or_noun(noun: Token) -> list[tuple[tuple[Token, ...], str | None]]:

@@ -1,6 +1,7 @@
 """The plan or tier of a service the speaker is on: "I'm on the Starter plan", "we're on the free tier", "I
-upgraded to the Pro plan", "I switched to the annual subscription", "I signed up for the Family plan". Before,
-"User is on the Starter plan" and "User upgraded to the Pro plan" were two facts of two predicates, both live.
+upgraded to the Pro plan", "I upgraded to premium", "I switched to the annual subscription", "I signed up
+for the Family plan". Before, "User is on the Starter plan" and "User upgraded to the Pro plan" were two
+facts of two predicates, both live.
 
 One single-valued predicate, ``subscription_plan``, whose object is the plan's name with its noun ("Pro
 plan"), so a move to another plan supersedes the old one whatever the verb. A plan is a tier only when its
@@ -69,5 +70,7 @@ def plan_tier_facts(clause: Clause) -> list[Fact]:
     if noun is None and lemma in OBJECT_VERBS:
         noun = next((c for c in head.children if c.dep_ == "dobj"), None)
     tier = _tier(noun)
+    if tier is None and noun is not None and lemma in ("upgrade", "downgrade") and noun.lower_ in TIER_WORDS:
+        tier = (noun,)  # "I upgraded to premium": the tier without its noun
     kind: Kind = "fact" if lemma in ("be", "stay", "have") else "event"
     return [Fact(PREDICATE, kind, tier)] if tier is not None else []

@@ -210,7 +210,8 @@ def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
         past_context = any(t.tag_ == "VBD" or t.lower_ in PAST_WORDS for t in tok.sent)
         for verb in verbs:
             finite = _finite_verb(verb, tok)
-            if finite.lower_ in SAME_PAST_FORMS and past_context:
+            now_after = any(t.lower_ == "now" and t.i > finite.i for t in tok.sent)  # "… and now I …"
+            if finite.lower_ in SAME_PAST_FORMS and (past_context or now_after):
                 continue  # "I quit the bakery and started at X": "quit" is past, not "quits"
             if finite.tag_ == "VBP" and is_irregular_past(finite.text):
                 continue  # "We rewrote the frontend", tagged a present: not "rewrotes"

@@ -1,8 +1,8 @@
 """States of the speaker's that their own modules read before the verb table does: the plan or tier of a
 service, the time zone, dating someone, the usual way to work, the grade at school, a diet left, an employer
-one is "at", where and when one was born. Each is single-valued, so the verb table's reading of the same
-words ("User is on the Pro plan" as ``be``, "User bikes to work" as ``bike``) would leave the old value live
-beside the new one."""
+one is "at", where and when one was born, a home rented or moved into. Each is single-valued, so the verb
+table's reading of the same words ("User is on the Pro plan" as ``be``, "User bikes to work" as ``bike``)
+would leave the old value live beside the new one."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from ingestion.extractors.rules_dating import dating_facts
 from ingestion.extractors.rules_diet import diet_on_facts, diet_return_facts
 from ingestion.extractors.rules_employer_at import employer_at_facts
 from ingestion.extractors.rules_grammar import Fact
+from ingestion.extractors.rules_homes import home_facts
 from ingestion.extractors.rules_patterns_change import no_longer_marked
 from ingestion.extractors.rules_plan_tiers import plan_tier_facts
 from ingestion.extractors.rules_school_grades import grade_facts
@@ -31,6 +32,7 @@ READERS: Final[tuple[Callable[[Clause], list[Fact]], ...]] = (
     diet_return_facts,  # "I started eating fish again"
     employer_at_facts,  # "I've been at Stripe for three years"
     birth_facts,  # "I was born in Leeds on 2 June 1990"
+    home_facts,  # "I'm renting a flat in Leeds"
 )
 
 

@@ -373,3 +373,43 @@ def test_a_time_dropped_from_an_object_takes_its_preposition_along() -> None:
     found = say(("user", "I'm on sabbatical until the end of February."), ("assistant", "Enjoy!")).candidates
     assert [c.object for c in found] == ["on sabbatical"]
     assert found[0].claim == "User is on sabbatical until the end of February 2025."
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("I'm renting a studio in Rotterdam.", ("user", "lives_in", "Rotterdam")),
+        ("We rent a small flat in Bristol.", ("user", "lives_in", "Bristol")),
+        ("We've been renting a flat in Ghent since 2021.", ("user", "lives_in", "Ghent")),
+        ("We bought a house in Maine and moved in last week.", ("user", "lives_in", "Maine")),
+    ],
+)
+def test_a_home_rented_or_moved_into(text: str, wanted: tuple[str, str, str]) -> None:
+    assert wanted in facts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I rented a car in Porto.",  # no home
+        "We're renting a villa in Crete in August.",  # a trip with its dates
+        "I bought a flat in Valencia.",  # perhaps to let: nothing says one lives there
+    ],
+)
+def test_a_rental_or_purchase_that_is_no_home(text: str) -> None:
+    assert all(predicate != "lives_in" for _, predicate, _ in facts(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("I'm down to 71 kg now.", ("user", "weight", "71 kg")),
+        ("I upgraded to premium.", ("user", "subscription_plan", "premium")),
+    ],
+)
+def test_a_weight_or_a_tier_said_short(text: str, wanted: tuple[str, str, str]) -> None:
+    assert facts(text) == [wanted]
+
+
+def test_a_same_form_past_before_now_stays_past() -> None:
+    assert claims("I quit nursing and now I teach yoga.")[0] == "User quit nursing."
