@@ -9,7 +9,8 @@ sources are both turns. A user who names the choice ("I'm naming her Maple") is 
 Read from the text, no parse:
 
 - the user's turn is short (``MAX_ACCEPTING_WORDS``) and opens by taking something up: "let's go with
-  that", "I'll take the second one", "yes please" (this one only for an offer: "Shall I book …?");
+  that", "I'll take the second one", "yes please" (this one only for an offer: "Shall I book …?"), or names
+  one of the options before "it is" ("Miso it is!");
 - the assistant's turn just before it proposes one thing: "I'd recommend …", "how about …", "you could try
   …", "shall I …". Of its proposals the last one counts (the one the user answers). "That"/"it" over two
   options ("Biscuit or Maple?") is left alone; "the second one" picks from them.
@@ -58,6 +59,8 @@ _PROPOSALS = re.compile(
     r"(?P<offer>shall i|should i|would you like me to|do you want me to|want me to))\s+(?P<what>[^.!?\n]+)",
     re.IGNORECASE,
 )
+#: One of the options, taken up by its name: "Miso it is!", "OK, the ThinkPad T14 it is."
+_NAMED = re.compile(rf"(?:{_OPENER})*(?P<name>[\w'’ -]{{1,40}}?)\s+it is\b[\s.!]*$", re.IGNORECASE)
 _TAIL = re.compile(r",?\s+(?:which|since|because|as|so that|so|if|for example)\b.*$|[\s,;:]+$", re.IGNORECASE)
 _OPTIONS = re.compile(r",\s*(?:or\s+)?|\s+or\s+", re.IGNORECASE)
 _ORDINALS: Final = {"first": 0, "second": 1, "third": 2, "last": -1}
@@ -77,11 +80,16 @@ def accepted(previous: MessageIn | None, message: MessageIn, speakers: Speakers)
     last = proposals[-1]
     offer = last.group("offer") is not None
     taking = _TAKING.match(message.content)
+    named = None if taking or offer else _NAMED.match(message.content)  # "Miso it is!"
     # a plain yes takes up an offer; to a recommendation it may only agree that it is good
-    matched = taking or (_YES.match(message.content) if offer else None)
+    matched = taking or named or (_YES.match(message.content) if offer else None)
     if matched is None:
         return None
-    what = _choice(_TAIL.sub("", last.group("what")).strip(), taking.group("ordinal") if taking else None)
+    proposal = _TAIL.sub("", last.group("what")).strip()
+    if named is not None:
+        what = _named_option(proposal, named.group("name"))
+    else:
+        what = _choice(proposal, taking.group("ordinal") if taking else None)
     if what is None or len(_WORD.findall(what)) > MAX_PROPOSAL_WORDS:
         return None
     shown = speakers.display
@@ -116,3 +124,10 @@ def _choice(proposal: str, ordinal: str | None) -> str | None:
     if len(options) < 2 or index >= len(options):
         return None
     return options[index]
+
+
+def _named_option(proposal: str, name: str) -> str | None:
+    """The option of the proposal the user names ("Miso" of "Miso or Pepper"), None for any other name."""
+    options = [option.strip(" ?!.") for option in _OPTIONS.split(proposal) if option.strip()]
+    wanted = name.strip().lower().removeprefix("the ")
+    return next((o for o in options if o.lower().removeprefix("the ") == wanted), None)

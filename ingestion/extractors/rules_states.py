@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Final
 
 from ingestion.extractors.rules_births import birth_facts
+from ingestion.extractors.rules_choices import choice_facts
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_commute import commute_facts
 from ingestion.extractors.rules_dating import dating_facts
@@ -33,6 +34,7 @@ READERS: Final[tuple[Callable[[Clause], list[Fact]], ...]] = (
     employer_at_facts,  # "I've been at Stripe for three years"
     birth_facts,  # "I was born in Leeds on 2 June 1990"
     home_facts,  # "I'm renting a flat in Leeds"
+    choice_facts,  # "I'll go with the MacBook Air" (a choice, not a state: read first all the same)
 )
 
 

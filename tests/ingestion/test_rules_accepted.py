@@ -42,6 +42,14 @@ def test_the_option_named_by_its_place_is_taken() -> None:
     ]  # nothing of "the last one"
 
 
+def test_an_option_taken_up_by_its_name() -> None:
+    assert decided(
+        ("user", "What should I call the sourdough starter?"),
+        ("assistant", "How about Bubbles or Clint Yeastwood?"),
+        ("user", "Clint Yeastwood it is!"),
+    ) == ["User went with the assistant's suggestion: Clint Yeastwood."]
+
+
 def test_an_offer_taken_up_with_a_plain_yes() -> None:
     assert decided(
         ("user", "I always forget to water the plants."),
@@ -56,6 +64,7 @@ def test_an_offer_taken_up_with_a_plain_yes() -> None:
         (("assistant", "I'd recommend the blue one."), ("user", "Hmm, I'll think about it.")),
         (("assistant", "I'd recommend the blue one."), ("user", "Yes.")),  # may only agree it is good
         (("assistant", "You could try Zed or Neovim."), ("user", "Ok, I'll try that.")),  # which one?
+        (("assistant", "How about Zed or Neovim?"), ("user", "Helix it is.")),  # no option of the assistant's
         (("assistant", "Shall I send you the summary?"), ("user", "Thanks!")),  # may close the topic too
         (("assistant", "I'd recommend the blue one."), ("user", "Let's go with that. " + "word " * 20)),
         (("user", "My friend says: try the blue one."), ("user", "Ok, let's go with that.")),  # no assistant

@@ -413,3 +413,28 @@ def test_a_weight_or_a_tier_said_short(text: str, wanted: tuple[str, str, str]) 
 
 def test_a_same_form_past_before_now_stays_past() -> None:
     assert claims("I quit nursing and now I teach yoga.")[0] == "User quit nursing."
+
+
+@pytest.mark.parametrize(
+    ("text", "chosen"),
+    [
+        ("I'll go with the Fairphone 5.", "Fairphone 5"),
+        ("We went with the cheaper quote.", "cheaper quote"),
+        ("I'm sticking with Vim.", "Vim"),
+    ],
+)
+def test_a_choice_said_with_go_or_stick_with(text: str, chosen: str) -> None:
+    assert facts(text) == [("user", "decided", chosen)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I went with my cousin to the museum.",
+        "I'm going with Dilnoza.",  # whom one goes with, as far as the words tell
+        "I'll go with the flow.",
+        "I usually go with oat milk.",
+    ],
+)
+def test_going_with_what_is_no_choice(text: str) -> None:
+    assert all(predicate != "decided" for _, predicate, _ in facts(text))

@@ -1,0 +1,58 @@
+"""A choice said with "go with" / "stick with": "I'll go with the MacBook Air", "I went with the Tuscany
+trip", "I'm sticking with Postgres". Before, each was a generic ``go`` / ``stick`` fact; "I picked the
+MacBook Air" was already ``decided``, and so is this now.
+
+Only a thing chosen: not people one goes with ("I went with my sister to the concert", "I'm going with
+Priya": after "go", one capitalised word alone is taken for a person, so "we went with Hetzner" stays as
+it is said), a pronoun ("I'll go with that": ``rules_accepted`` reads it with the assistant's words) or an
+idiom ("go with the flow", "go with my gut"). A habit ("I usually go with oat milk") is a taste, not a
+choice, and stays as it is said.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from spacy.tokens import Token
+
+from ingestion.extractors.rules_clauses import Clause
+from ingestion.extractors.rules_grammar import Fact, is_negated, phrase, prep_object
+from ingestion.extractors.rules_lexicon import RELATION_NOUNS, words
+
+#: Verbs whose "with" names what is chosen.
+CHOOSING_WITH: Final = words("go stick")
+#: What one goes "with" that is no choice.
+NOT_CHOICES: Final = words("flow gut instinct heart")
+#: People one goes with ("some workmates", "the kids").
+COMPANY: Final = words(
+    "friend family group people team guy girl crowd workmate coworker colleague classmate roommate flatmate "
+    "neighbour neighbor kid child partner buddy mate"
+)
+_PRONOUNS: Final = words("that it this them those these one him her me us you")
+#: Words of a habit: what one "usually" goes with is a taste.
+_HABIT: Final = words("usually always normally often generally typically")
+
+
+def _bare_name(tok: Token) -> bool:
+    """One capitalised word with nothing before it, which the model does not call a product or a company."""
+    alone = not any(c.i < tok.i for c in tok.children)
+    return tok.pos_ == "PROPN" and alone and tok.ent_type_ not in ("ORG", "PRODUCT")
+
+
+def choice_facts(clause: Clause) -> list[Fact]:
+    """``decided`` for a clause that says which thing its subject chose (module doc), or none."""
+    head = clause.head
+    if head.lemma_.lower() not in CHOOSING_WITH or is_negated(head):
+        return []
+    if any(c.lower_ in _HABIT for c in head.children):
+        return []
+    if any(c.dep_ in ("dobj", "prt") or (c.dep_ == "prep" and c.lower_ != "with") for c in head.children):
+        return []  # "went on a trip with some workmates", "went to the concert with …": company
+    chosen = prep_object(head, ("with",))
+    if chosen is None or chosen.lower_ in _PRONOUNS or chosen.lemma_.lower() in NOT_CHOICES | COMPANY:
+        return []
+    if chosen.ent_type_ == "PERSON" or chosen.lemma_.lower() in RELATION_NOUNS or chosen.pos_ == "PRON":
+        return []
+    if head.lemma_.lower() == "go" and _bare_name(chosen):
+        return []  # "I'm going with Priya": whom one goes with, as far as the words tell
+    return [Fact("decided", "decision", phrase(chosen, clause))]
