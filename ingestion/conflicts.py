@@ -206,6 +206,25 @@ def other_instruction_value(candidate: Candidate, memory: Memory) -> bool:
     return len(changed) == 1 and any(set(changed[0]) <= kind for kind in INSTRUCTION_VALUE_KINDS)
 
 
+_CONDITION = re.compile(r"\s*(?:when|whenever|if|for)\b", re.IGNORECASE)
+#: Words of an instruction's polarity: what never to do.
+_NEVER = frozenset({"never", "not", "no"})
+
+
+def reversed_instruction(candidate: Candidate, memory: Memory) -> bool:
+    """ "… to never use bullet points." after "… to always reply in bullet points." (or the other way round):
+    one says never to do what the other asks for, the thing the "never" names (its words after the verb)
+    being in the other. Neither has a condition ("when User asks about X, …" is another rule)."""
+    if _CONDITION.match(candidate.claim) or _CONDITION.match(memory.text):
+        return False
+    said, known = _words(candidate.object_value), _words(memory.object_value)
+    if (said[:1] == ["never"]) == (known[:1] == ["never"]):
+        return False
+    never, other = (said, known) if said[:1] == ["never"] else (known, said)
+    thing = set(never[2:]) - _NEVER  # after "never" and its verb: "bullet points"
+    return bool(thing) and thing <= set(other) and not _NEVER & set(other)
+
+
 #: Words that say the claim holds from now on, unlike before; a leading "Now," only moves the talk on.
 _NOW = re.compile(r"\b(?:now|nowadays|these days)\b", re.IGNORECASE)
 _LEADING_NOW = re.compile(r"^\s*now\s*,", re.IGNORECASE)
@@ -265,7 +284,7 @@ def new_version(candidate: Candidate, memory: Memory) -> bool:
 def contradicts(candidate: Candidate, memory: Memory) -> bool:
     """Does the new candidate end or replace this (same-subject) memory?"""
     if normalise_predicate(candidate.predicate) == INSTRUCTION == normalise_predicate(memory.predicate):
-        return other_instruction_value(candidate, memory)
+        return other_instruction_value(candidate, memory) or reversed_instruction(candidate, memory)
     if calls_off(candidate):
         return cancels(candidate, memory)
     if new_kind_now(candidate, memory) or new_version(candidate, memory):

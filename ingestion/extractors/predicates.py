@@ -64,6 +64,8 @@ PREDICATES: Final[dict[str, str]] = {
     "commutes_by": "the subject's usual way to work or school ('bus', 'bike', 'on foot'; single-valued)",
     "grade": "the grade the subject is in at school ('4th grade'; single-valued)",
     "lives_with": "whom the subject lives with ('User's parents', 'alone'; single-valued)",
+    "email_address": "the subject's current email address (single-valued)",
+    "phone_number": "the subject's current phone number (single-valued)",
     # work and study
     "works_at": "current employer",
     "job_title": "current job title / occupation",
@@ -185,6 +187,8 @@ SINGLE_VALUED: Final[frozenset[str]] = frozenset(
         "commutes_by",
         "grade",
         "lives_with",
+        "email_address",
+        "phone_number",
     }
 )
 

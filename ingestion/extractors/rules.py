@@ -45,6 +45,7 @@ from ingestion.extractors.rules_clauses import (
     split_clauses,
     stated_in_question,
 )
+from ingestion.extractors.rules_contacts import contact_facts
 from ingestion.extractors.rules_filters import (
     asks_whether,
     is_chatter,
@@ -228,7 +229,7 @@ def _sentence_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) 
             out += _clause_candidates(clause, ctx)
         elif states_beside(clause, found[0]):  # not the instruction itself, its condition or wish
             out += _clause_candidates(_beside(clause, found[0]), ctx)
-    for rel in relation_facts(sent):
+    for rel in (*relation_facts(sent), *contact_facts(sent)):
         tokens = tuple(t for t in sent if rel.start_char <= t.idx < rel.end_char)
         span = (rel.start_char, rel.end_char)
         cand = build_candidate(ctx, rel.fact, ctx.speakers.subject, tokens, span, clause=None, primary=False)

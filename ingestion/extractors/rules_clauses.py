@@ -92,6 +92,8 @@ def clause_heads(sent: Span) -> list[Token]:
             heads.append(tok)
         elif tok.dep_ == "advcl" and _speaker_head(tok) and not _speaker_head(sent.root):
             heads.append(tok)  # "It's been tough since I lost my job" → "I lost my job"
+        elif tok.dep_ == "advcl" and _speaker_head(tok) and _consequence(tok):
+            heads.append(tok)  # "I moved to Denver, so I don't go to that gym anymore": two statements
         elif tok.dep_ == "ccomp" and (
             tok.i < tok.head.i
             or (tok.head.dep_ == "ROOT" and subject_of(tok.head) is None)  # "Please note I'm allergic to ..."
@@ -100,6 +102,13 @@ def clause_heads(sent: Span) -> list[Token]:
         ):
             heads.append(tok)
     return sorted(heads, key=lambda t: t.i)
+
+
+def _consequence(tok: Token) -> bool:
+    """A clause that "so" opens, said as a fact: not a purpose ("so that …", "so I can …")."""
+    so = next((c for c in tok.children if c.dep_ in ("mark", "advmod") and c.lower_ == "so"), None)
+    modal = any(c.dep_ == "aux" and c.tag_ == "MD" for c in tok.children)
+    return so is not None and so.i < tok.i and tok.doc[so.i + 1].lower_ != "that" and not modal
 
 
 def labelled(tok: Token) -> bool:

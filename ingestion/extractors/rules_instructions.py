@@ -69,12 +69,12 @@ def _opener_at(tokens: list[Token], i: int) -> tuple[str, ...] | None:
 
 
 #: Tags the tagger gives a verb it misreads after "always"/"never" or an opener (noun, adjective).
-MISREAD_TAGS: Final = frozenset({"NN", "NNS", "JJ"})
+MISREAD_TAGS: Final = frozenset({"NN", "NNS", "JJ", "VBD", "VBN"})  # "Always put …": "put" read as a past
 
 
 def _imperative(verb: Token, *, after_standing: bool) -> bool:
     """A base-form verb without a subject (spaCy tags a sentence-initial imperative VB or VBP; right after
-    "always"/"never" or an opener, also a known verb it tagged as a noun or an adjective)."""
+    "always"/"never" or an opener, also a known verb it tagged as a noun, an adjective or a past)."""
     if verb.lower_ in IDIOMS:
         return False
     misread = after_standing and verb.tag_ in MISREAD_TAGS and verb.lower_ in verb_forms()

@@ -24,6 +24,7 @@ from spacy.tokens import Span, Token
 from ingestion.extractors.base import Kind
 from ingestion.extractors.predicates import DIED, NO_LONGER_PREFIX, favorite_predicate, is_single_valued
 from ingestion.extractors.rules_clauses import Clause
+from ingestion.extractors.rules_contacts import CONTACT_NOUNS, holds_contact
 from ingestion.extractors.rules_grammar import (
     Fact,
     children,
@@ -120,6 +121,8 @@ def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> 
         return speakers.subject, []  # the relation or the pet it names: rules_relations
     if not own:
         noun = ""
+    if noun in CONTACT_NOUNS and holds_contact(subj, clause.tokens):
+        return speakers.subject, []  # "my email is …": rules_contacts
     zone = own_zone(subj, value) if own else None
     if zone is not None:  # "my time zone is UTC+2"
         return speakers.subject, [zone]

@@ -438,3 +438,47 @@ def test_a_choice_said_with_go_or_stick_with(text: str, chosen: str) -> None:
 )
 def test_going_with_what_is_no_choice(text: str) -> None:
     assert all(predicate != "decided" for _, predicate, _ in facts(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("My email is kofi@example.net.", ("user", "email_address", "kofi@example.net")),
+        ("Please use my new email kofi.m@example.org.", ("user", "email_address", "kofi.m@example.org")),
+        ("My new number is 555-0173.", ("user", "phone_number", "555-0173")),
+        ("You can reach me at +31 6 1234 5678.", ("user", "phone_number", "+31 6 1234 5678")),
+    ],
+)
+def test_how_to_reach_the_speaker(text: str, wanted: tuple[str, str, str]) -> None:
+    assert facts(text) == [wanted]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My brother's email is ama@example.net.",
+        "My old number was 555-0101.",
+        "My work email is kofi@corp.example.",
+        "My lucky number is 7.",
+    ],
+)
+def test_what_is_no_current_contact_of_the_speakers(text: str) -> None:
+    assert all(predicate not in ("email_address", "phone_number") for _, predicate, _ in facts(text))
+
+
+def test_an_ending_said_as_a_consequence_ends_only_its_own_thing() -> None:
+    """ "so I don't … anymore" was read with the clause before it: "no longer lives in Tulsa"."""
+    found = facts("I moved to Tulsa, so I don't go to that climbing gym anymore.")
+    assert ("user", "lives_in", "Tulsa") in found
+    assert all(not (predicate.startswith("no_longer") and "Tulsa" in obj) for _, predicate, obj in found)
+
+
+def test_a_purpose_said_with_so_stays_in_its_clause() -> None:
+    assert claims("I'm saving up so I can buy a kayak.") == ["User is saving up so User can buy a kayak."]
+
+
+def test_an_instruction_whose_verb_reads_as_a_past() -> None:
+    """ "put" after "Always" was tagged a past participle: no imperative, no instruction."""
+    assert facts("Always put the summary first.") == [
+        ("user", "instructs_assistant", "always put the summary first")
+    ]

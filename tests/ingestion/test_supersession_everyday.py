@@ -154,6 +154,11 @@ def test_another_flight_on_another_day_is_not_a_correction(project: Project) -> 
     [
         ("Always reply in English.", "From now on, reply in German."),
         ("Always keep your answers brief.", "Keep your answers detailed from now on."),
+        (
+            "Always format answers as numbered lists.",
+            "Please stop using numbered lists.",
+        ),  # never what was asked
+        ("Don't use tables.", "Always put comparisons in tables."),  # asked for what was never to be done
     ],
 )
 def test_a_standing_instruction_with_a_new_value_replaces_the_old_one(
@@ -169,6 +174,7 @@ def test_a_standing_instruction_with_a_new_value_replaces_the_old_one(
     ("before", "after"),
     [
         ("Never use emojis.", "Never use semicolons."),  # two things to avoid, both hold
+        ("Never use emojis.", "Always use headings."),  # another thing
         (
             "Always reply in English.",
             "When I ask about recipes, always answer in Spanish.",

@@ -21,6 +21,28 @@ from tests.ingestion.supersession_support import assert_new_value, ingest_both
         ("I live with my parents.", "I live alone now.", "lives_with", "User's parents", "alone"),
         ("I work at Kestrel.", "I've been at Pellucid for a month now.", "works_at", "Kestrel", "Pellucid"),
         ("I'm on the paleo diet.", "I'm vegan now.", "diet", "paleo", "vegan"),
+        (
+            "My phone number is 555-0142.",
+            "My new number is 555-0199.",
+            "phone_number",
+            "555-0142",
+            "555-0199",
+        ),
+        (
+            "My email is ines@example.com.",
+            "Use my new email ines.r@example.org.",
+            "email_address",
+            "ines@example.com",
+            "ines.r@example.org",
+        ),
+        (
+            "I'm renting a flat in Bristol.",
+            "We bought a house in Bath and moved in.",
+            "lives_in",
+            "Bristol",
+            "Bath",
+        ),
+        ("I weigh 90 kg.", "I'm down to 84 kg now.", "weight", "90 kg", "84 kg"),
     ],
 )
 def test_a_new_value_replaces_the_old(
