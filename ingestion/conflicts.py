@@ -209,6 +209,8 @@ def other_instruction_value(candidate: Candidate, memory: Memory) -> bool:
 _CONDITION = re.compile(r"\s*(?:when|whenever|if|for)\b", re.IGNORECASE)
 #: Words of an instruction's polarity: what never to do.
 _NEVER = frozenset({"never", "not", "no"})
+#: Words of when, not of what ("never include a summary anymore").
+_WHEN = frozenset({"anymore", "again", "now", "from", "on", "today"})
 
 
 def reversed_instruction(candidate: Candidate, memory: Memory) -> bool:
@@ -221,7 +223,7 @@ def reversed_instruction(candidate: Candidate, memory: Memory) -> bool:
     if (said[:1] == ["never"]) == (known[:1] == ["never"]):
         return False
     never, other = (said, known) if said[:1] == ["never"] else (known, said)
-    thing = set(never[2:]) - _NEVER  # after "never" and its verb: "bullet points"
+    thing = set(never[2:]) - _NEVER - _WHEN  # after "never" and its verb: "bullet points"
     return bool(thing) and thing <= set(other) and not _NEVER & set(other)
 
 

@@ -4,9 +4,9 @@
 found by its predicate, and which a later "I'm from Leeds" did not say again; "I was born and raised in
 Ohio" was "User raised in Ohio".
 
-Only a place by name (not "born in a small village", "born in the eighties") and a date with its day (a
-birthday is a day: "born in 1988" or "born in March" stays the clause it was). A negated or hedged birth
-("I wasn't born here") is none.
+Only a place by name, by the model or by the list of towns ("Cork", which the model calls a person; not
+"born in a small village", "born in the eighties") and a date with its day (a birthday is a day: "born in
+1988" or "born in March" stays the clause it was). A negated birth ("I wasn't born here") is none.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Final
 
 from spacy.tokens import Token
 
+from ingestion.extractors.places import is_place_name
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_grammar import Fact, is_negated, name_of, text_of
 
@@ -60,6 +61,6 @@ def birth_facts(clause: Clause) -> list[Fact]:
     for obj in _objects(head):
         if obj.ent_type_ == "DATE" and _a_day(obj) and not raised:  # the day as said: no year guessed
             facts.append(Fact("birthday", "fact", object_text=text_of(obj.subtree), template=BORN_ON))
-        elif obj.pos_ == "PROPN" and obj.ent_type_ in PLACE_LABELS:
+        elif obj.pos_ == "PROPN" and (obj.ent_type_ in PLACE_LABELS or is_place_name(text_of(name_of(obj)))):
             facts.append(Fact("is_from", "fact", name_of(obj), template=BORN_AND_RAISED if raised else None))
     return facts

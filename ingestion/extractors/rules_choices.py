@@ -46,10 +46,15 @@ def choice_facts(clause: Clause) -> list[Fact]:
         return []
     if any(c.lower_ in _HABIT for c in head.children):
         return []
-    if any(c.dep_ in ("dobj", "prt") or (c.dep_ == "prep" and c.lower_ != "with") for c in head.children):
+    if any(c.dep_ in ("dobj", "prt") or (c.dep_ == "prep" and c.lower_ not in ("with", "for")) for c in head.children):
         return []  # "went on a trip with some workmates", "went to the concert with …": company
     chosen = prep_object(head, ("with",))
-    if chosen is None or chosen.lower_ in _PRONOUNS or chosen.lemma_.lower() in NOT_CHOICES | COMPANY:
+    pronoun = (
+        chosen is not None
+        and chosen.lower_ in _PRONOUNS
+        and not any(c.i < chosen.i for c in chosen.children if c.dep_ != "det")
+    )
+    if chosen is None or pronoun or chosen.lemma_.lower() in NOT_CHOICES | COMPANY:
         return []
     if chosen.ent_type_ == "PERSON" or chosen.lemma_.lower() in RELATION_NOUNS or chosen.pos_ == "PRON":
         return []

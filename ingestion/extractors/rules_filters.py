@@ -359,8 +359,20 @@ def asks_whether(tokens: Sequence[Token]) -> bool:
 
 def is_conditional(sent: Span) -> bool:
     """A sentence with a condition: "If I moved to Tokyo, I'd ...", "Even if I left, ..."; an "if" that
-    means "whether" ("I'm not sure if it's right") is no condition."""
-    return any(is_condition_word(t) for t in sent)
+    means "whether" ("I'm not sure if it's right") is no condition, nor one of the listener's said after
+    the statement ("My email is … if you need it", "I live in Leeds, if that helps")."""
+    return any(is_condition_word(t) and not _for_the_listener(t) for t in sent)
+
+
+#: Verbs of a condition that is only the listener's use of what is said ("if you need it").
+LISTENER_CONDITION_VERBS: Final = frozenset({"need", "want", "help", "matter", "care", "wonder"})
+
+
+def _for_the_listener(word: Token) -> bool:
+    verb = word.head
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    listener = subject is not None and subject.lower_ in ("you", "that", "it", "this")
+    return word.i > word.sent.root.i and listener and verb.lemma_.lower() in LISTENER_CONDITION_VERBS
 
 
 def is_hypothetical(head: Token) -> bool:

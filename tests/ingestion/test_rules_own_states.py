@@ -482,3 +482,20 @@ def test_an_instruction_whose_verb_reads_as_a_past() -> None:
     assert facts("Always put the summary first.") == [
         ("user", "instructs_assistant", "always put the summary first")
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("I live in Hobart, if that helps.", ("user", "lives_in", "Hobart")),
+        ("My email is ravi@example.com if you need it.", ("user", "email_address", "ravi@example.com")),
+        ("For the desk lamp I'll go with the BenQ one.", ("user", "decided", "BenQ one")),
+    ],
+)
+def test_a_statement_with_a_condition_of_the_listeners(text: str, wanted: tuple[str, str, str]) -> None:
+    """ "if you need it" / "if that helps" is the listener's use of the statement, not a condition of it."""
+    assert wanted in facts(text)
+
+
+def test_a_condition_of_the_speakers_still_holds_the_statement_back() -> None:
+    assert facts("I'll move to Perth if I get the job.") == []
