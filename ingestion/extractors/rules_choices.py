@@ -39,22 +39,26 @@ def _bare_name(tok: Token) -> bool:
     return tok.pos_ == "PROPN" and alone and tok.ent_type_ not in ("ORG", "PRODUCT")
 
 
+def _elsewhere(child: Token) -> bool:
+    """An object or a place of the verb besides "with" / "for" ("went *to the concert* with …")."""
+    return child.dep_ in ("dobj", "prt") or (child.dep_ == "prep" and child.lower_ not in ("with", "for"))
+
+
+def _pronoun(chosen: Token) -> bool:
+    """ "that", "this one" (what the assistant proposed); not "the OXO one"."""
+    said = any(c.i < chosen.i for c in chosen.children if c.dep_ != "det")
+    return chosen.lower_ in _PRONOUNS and not said
+
+
 def choice_facts(clause: Clause) -> list[Fact]:
     """``decided`` for a clause that says which thing its subject chose (module doc), or none."""
     head = clause.head
     if head.lemma_.lower() not in CHOOSING_WITH or is_negated(head):
         return []
-    if any(c.lower_ in _HABIT for c in head.children):
-        return []
-    if any(c.dep_ in ("dobj", "prt") or (c.dep_ == "prep" and c.lower_ not in ("with", "for")) for c in head.children):
-        return []  # "went on a trip with some workmates", "went to the concert with …": company
+    if any(c.lower_ in _HABIT or _elsewhere(c) for c in head.children):
+        return []  # "I usually go with oat milk"; "went on a trip with some workmates": company
     chosen = prep_object(head, ("with",))
-    pronoun = (
-        chosen is not None
-        and chosen.lower_ in _PRONOUNS
-        and not any(c.i < chosen.i for c in chosen.children if c.dep_ != "det")
-    )
-    if chosen is None or pronoun or chosen.lemma_.lower() in NOT_CHOICES | COMPANY:
+    if chosen is None or _pronoun(chosen) or chosen.lemma_.lower() in NOT_CHOICES | COMPANY:
         return []
     if chosen.ent_type_ == "PERSON" or chosen.lemma_.lower() in RELATION_NOUNS or chosen.pos_ == "PRON":
         return []
