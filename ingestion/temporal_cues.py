@@ -29,8 +29,7 @@ _FUTURE_CUE = re.compile(
 
 
 #: The present progressive of an arrangement, a few words before the date: "I'm starting a new job in March",
-#: "We're getting married in September", "My sister is moving to Oslo in June" are plans, not memories, and
-#: so is what one is training, preparing or saving for ("I'm training for a marathon in May").
+#: "We're getting married in September", "My sister is moving to Oslo in June" are plans, not memories.
 #: Only verbs of arrangements, and at most ``ARRANGEMENT_GAP_WORDS`` words between: "I'm having trouble with
 #: the report I wrote in March" stays in the past.
 ARRANGEMENT_GAP_WORDS: Final = 4
@@ -38,7 +37,15 @@ _ARRANGEMENT_CUE = re.compile(
     r"(?:\b(?:am|is|are)|['’](?:m|s|re))\s+(?:\w+ly\s+)?"
     r"(?:moving|relocating|starting|beginning|joining|leaving|quitting|retiring|graduating|getting|flying"
     r"|traveling|travelling|visiting|meeting|hosting|throwing|attending|launching|releasing|opening|expecting"
-    r"|coming|heading|returning|switching|taking|training|preparing|saving|cramming)\b"
+    r"|coming|heading|returning|switching|taking)\b"
+    rf"(?:\s+[^\s.!?]+){{0,{ARRANGEMENT_GAP_WORDS}}}\s+$",
+    re.I,
+)
+#: What one is (or has been) training, preparing, saving or studying for, a few words before the date: "I'm
+#: training for a marathon in May", "I've been studying for my exam on June 1" (not "I had been …").
+_PREPARING_CUE = re.compile(
+    r"(?:\b(?:am|is|are)|['’](?:m|s|re)|(?<!had )(?<!['’]d )\bbeen)\s+(?:\w+ly\s+)?"
+    r"(?:training|preparing|saving|cramming|studying|revising)\s+for"
     rf"(?:\s+[^\s.!?]+){{0,{ARRANGEMENT_GAP_WORDS}}}\s+$",
     re.I,
 )
@@ -82,6 +89,8 @@ def future(text: str, start: int) -> bool:
     if _SCHEDULED_CUE.search(text, sentence_start, start) is not None:
         return True
     if _APPOINTMENT_CUE.search(text, sentence_start, start) is not None:
+        return True
+    if _PREPARING_CUE.search(text, sentence_start, start) is not None:
         return True
     if _UNTIL_CUE.search(text, sentence_start, start) is not None:
         said = text[sentence_start:start]

@@ -73,6 +73,8 @@ CASES = [
         "month",
     ),
     ("I'm on sabbatical until February", "February", date(2024, 2, 1), date(2024, 3, 1), "month"),
+    ("I've been studying for my finals on June 1", "on June 1", date(2023, 6, 1), date(2023, 6, 2), "day"),
+    ("I had been studying for my finals on June 1", "on June 1", date(2022, 6, 1), date(2022, 6, 2), "day"),
     ("I worked in Lyon until February", "February", date(2023, 2, 1), date(2023, 3, 1), "month"),
     ("I was on sabbatical until February", "February", date(2023, 2, 1), date(2023, 3, 1), "month"),
     (
