@@ -24,6 +24,10 @@ _REPEATS = re.compile(
 )
 
 
+#: What a cancellation ends for good, with what repeats: "I cancelled my Audible subscription".
+FOR_GOOD: Final = frozenset({"membership", "subscription", "account"})
+
+
 #: A planned event's noun and the words a plan of it is told with ("We're getting married in June" is ended
 #: by "we called off the wedding").
 SAID_AS: Final = {
@@ -51,8 +55,8 @@ def cancels(candidate: Candidate, memory: Memory) -> bool:
     a past event, nor what repeats ("I cancelled the meeting" leaves "… a team meeting every Monday")."""
     if normalise_predicate(memory.predicate) in NOT_CANCELLABLE or memory.kind == MemoryKind.EVENT:
         return False
-    if _REPEATS.search(memory.text):
-        return False
+    if _REPEATS.search(memory.text) and not set(words(candidate.object_value)) & FOR_GOOD:
+        return False  # one meeting called off; but a subscription cancelled ends "uses X every day"
     wanted = cancelled_words(candidate)
     said = set(words(memory.text))
     return bool(wanted) and all(said & set(SAID_AS.get(word, (word,))) for word in wanted)

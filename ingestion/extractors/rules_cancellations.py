@@ -29,11 +29,12 @@ CANCEL_PHRASALS: Final = frozenset({("call", "off")})
 CARRIERS: Final = frozenset({"have", "decide", "need"})
 PAST_TAGS: Final = frozenset({"VBD", "VBN"})
 #: Words that say what kind of plan was called off, not which one: "the Lisbon *trip*" is found by "Lisbon"
-#: in "User is flying to Lisbon on 3 May." (``ingestion.cancellations``).
+#: in "User is flying to Lisbon on 3 May." (``ingestion.cancellations``), "my Netflix *subscription*" by
+#: "Netflix" in "User uses Netflix.".
 PLAN_NOUNS: Final = words(
     """
     trip flight visit plan plans booking reservation holiday vacation appointment meeting session order
-    party class lesson ticket tickets call dinner date
+    party class lesson ticket tickets call dinner date membership subscription account
     """
 )
 #: Events one plans to go to, called off by whoever holds them ("the wedding was called off").

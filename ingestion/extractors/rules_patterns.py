@@ -25,7 +25,6 @@ from spacy.tokens import Token
 from ingestion.extractors.base import Kind
 from ingestion.extractors.predicates import is_single_valued
 from ingestion.extractors.rules_clauses import Clause
-from ingestion.extractors.rules_commute import commute_facts
 from ingestion.extractors.rules_diet import diet_on_facts
 from ingestion.extractors.rules_filters import substantive_count
 from ingestion.extractors.rules_grammar import (
@@ -61,7 +60,7 @@ from ingestion.extractors.rules_patterns_be import copula_facts, job_noun_facts,
 from ingestion.extractors.rules_patterns_change import change_facts
 from ingestion.extractors.rules_replacements import instead_endings
 from ingestion.extractors.rules_routines import routine_facts
-from ingestion.extractors.rules_states import own_state_facts
+from ingestion.extractors.rules_states import own_state_facts, positive_state_facts
 from ingestion.extractors.rules_verb_parts import shared_subject_verbs, verb_parts, verbs_of_their_own
 from ingestion.extractors.rules_work_setting import work_setting_facts
 from ingestion.temporal import WEEKDAYS
@@ -347,7 +346,7 @@ def _positive_facts(clause: Clause) -> list[Fact]:
     if clause.head.lemma_.lower() == "be":
         return copula_facts(clause, positive=True) or diet_on_facts(clause, positive=True)
     # "I stopped getting up at 6", "I don't drive to work anymore"
-    own = routine_facts(clause) or commute_facts(clause, positive=True)
+    own = routine_facts(clause) or positive_state_facts(clause)
     return own or verb_facts(clause, positive=True) + possession_facts(clause) + job_noun_facts(clause)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
+from ingestion.extractors.rules_activities import activity_facts
 from ingestion.extractors.rules_births import birth_facts
 from ingestion.extractors.rules_choices import choice_facts
 from ingestion.extractors.rules_clauses import Clause
@@ -35,6 +36,7 @@ READERS: Final[tuple[Callable[[Clause], list[Fact]], ...]] = (
     birth_facts,  # "I was born in Leeds on 2 June 1990"
     home_facts,  # "I'm renting a flat in Leeds"
     choice_facts,  # "I'll go with the MacBook Air" (a choice, not a state: read first all the same)
+    activity_facts,  # "I run every morning"
 )
 
 
@@ -48,3 +50,9 @@ def own_state_facts(clause: Clause) -> list[Fact]:
         if facts:
             return facts
     return []
+
+
+def positive_state_facts(clause: Clause) -> list[Fact]:
+    """The readers that also read a negated clause as if it were not, for its ending ("I don't drive to
+    work anymore", "I don't run anymore")."""
+    return commute_facts(clause, positive=True) or activity_facts(clause, positive=True)

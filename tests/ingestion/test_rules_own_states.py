@@ -499,3 +499,24 @@ def test_a_statement_with_a_condition_of_the_listeners(text: str, wanted: tuple[
 
 def test_a_condition_of_the_speakers_still_holds_the_statement_back() -> None:
     assert facts("I'll move to Perth if I get the job.") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("I swim every morning.", [("user", "hobby", "swimming")]),
+        ("I hike most weekends.", [("user", "hobby", "hiking")]),
+        ("My son skis every winter.", [("user's son", "hobby", "skiing")]),
+        ("I don't jog anymore.", [("user", "no_longer_hobby", "jogging")]),
+    ],
+)
+def test_an_activity_said_with_its_verb_alone(text: str, wanted: list[tuple[str, str, str]]) -> None:
+    """These stored nothing: no object, and words of time are no content words."""
+    assert facts(text) == wanted
+
+
+@pytest.mark.parametrize(
+    "text", ["I run a food truck.", "I cycle to the office.", "I can swim.", "I swam yesterday."]
+)
+def test_what_is_no_activity_of_ones_own(text: str) -> None:
+    assert all(predicate != "hobby" for _, predicate, _ in facts(text))

@@ -57,6 +57,11 @@ def test_a_new_value_replaces_the_old(
         ("I'm flying to Riga on May 3rd.", "The Riga trip was cancelled."),
         ("We're getting married in June!", "We called off the wedding."),
         ("We're moving to Tallinn in August.", "We called off the move."),
+        (
+            "I use Audible every day.",
+            "I cancelled my Audible subscription.",
+        ),  # the service, not only its plan
+        ("I have a climbing gym membership.", "I cancelled my climbing gym membership."),
     ],
 )
 def test_a_plan_called_off_ends(project: Project, before: str, after: str) -> None:
