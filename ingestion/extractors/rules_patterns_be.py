@@ -186,6 +186,15 @@ def _more_named(noun: Token, pred: str) -> list[tuple[Token, tuple[Token, ...]]]
     return out
 
 
+def _married_to(head: Token) -> Token | None:
+    """The name said before "and I" of "Daniel and I got married" (or of its misparse, with the name as the
+    root and "I got married" joined to it)."""
+    named = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass") and c.pos_ == "PROPN"), None)
+    if named is not None and any(c.lower_ == "i" for c in named.conjuncts):
+        return named
+    return head.head if head.dep_ == "conj" and head.head.pos_ == "PROPN" and head.head.i < head.i else None
+
+
 def possession_facts(clause: Clause) -> list[Fact]:
     """Facts from "I have/got/own ..." clauses."""
     head = clause.head
@@ -194,7 +203,11 @@ def possession_facts(clause: Clause) -> list[Fact]:
         other = prep_object(head, ("to", "from"))  # "separated from the rest of the team": no status
         if other is not None and not _a_person(other):
             return []
-        return [Fact("relationship_status", "relationship", object_text=head.lower_)]  # "I got married"
+        got = Fact("relationship_status", "relationship", object_text=head.lower_)  # "I got married"
+        named = _married_to(head)
+        if head.lower_ in STATUS_PARTNER and named is not None:
+            return [got, Fact(STATUS_PARTNER[head.lower_], "relationship", name_of(named))]
+        return [got]
     if lemma not in POSSESSION_VERBS or is_negated(head):
         return []
     kind: Kind = "event" if lemma == "get" and is_past(head) else "fact"

@@ -520,3 +520,11 @@ def test_an_activity_said_with_its_verb_alone(text: str, wanted: list[tuple[str,
 )
 def test_what_is_no_activity_of_ones_own(text: str) -> None:
     assert all(predicate != "hobby" for _, predicate, _ in facts(text))
+
+
+def test_married_to_the_name_said_before_and_i() -> None:
+    """ "Bea and I got married" stored the status only: the spouse was no one."""
+    assert facts("Bea and I got married last spring.") == [
+        ("user", "relationship_status", "married"),
+        ("user", "spouse", "Bea"),
+    ]
