@@ -206,6 +206,7 @@ def other_instruction_value(candidate: Candidate, memory: Memory) -> bool:
     return len(changed) == 1 and any(set(changed[0]) <= kind for kind in INSTRUCTION_VALUE_KINDS)
 
 
+#: An instruction's claim that starts with its condition ("When User asks about X, …").
 _CONDITION = re.compile(r"\s*(?:when|whenever|if|for)\b", re.IGNORECASE)
 #: Words of an instruction's polarity: what never to do.
 _NEVER = frozenset({"never", "not", "no"})
