@@ -13,6 +13,7 @@ from django.db.models import Q
 
 from ingestion.cancellations import calls_off, cancel_scope, cancels
 from ingestion.claim_words import words as _words
+from ingestion.corrections import corrected, corrects
 from ingestion.extractors.predicates import (
     LEFT,
     NOT_LEAVABLE,
@@ -290,6 +291,8 @@ def contradicts(candidate: Candidate, memory: Memory) -> bool:
         return other_instruction_value(candidate, memory) or reversed_instruction(candidate, memory)
     if calls_off(candidate):
         return cancels(candidate, memory)
+    if corrects(candidate):
+        return corrected(candidate, memory)
     if new_kind_now(candidate, memory) or new_version(candidate, memory):
         return True
     if ends(candidate.predicate, memory.predicate):
@@ -340,7 +343,9 @@ def scope_filter(candidate: Candidate) -> Q:
     if name == CANCELLED:
         cancelled = cancel_scope(candidate)
         return same_subject & cancelled if cancelled else Q()
-    predicates = scope_predicates(name) | ({name} if says_now(candidate) else frozenset())
+    predicates = scope_predicates(name) | (
+        {name} if says_now(candidate) or corrects(candidate) else frozenset()
+    )
     predicates |= VERSIONED_PREDICATES if is_new_version(candidate) else frozenset()
     return same_subject & Q(predicate__in=sorted(predicates)) if predicates else Q()
 
@@ -361,7 +366,8 @@ def in_scope(candidate: Candidate, memory: Memory) -> bool:
         return cancels(candidate, memory)
     if is_new_version(candidate) and memory.predicate in VERSIONED_PREDICATES:
         return True
-    return memory.predicate in scope_predicates(name) or (says_now(candidate) and memory.predicate == name)
+    again = says_now(candidate) or corrects(candidate)
+    return memory.predicate in scope_predicates(name) or (again and memory.predicate == name)
 
 
 @functools.lru_cache(maxsize=1024)

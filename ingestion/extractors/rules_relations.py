@@ -11,6 +11,7 @@ relationship candidate: there is no entity to link and the sentence's own claim 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
@@ -22,6 +23,10 @@ from ingestion.extractors.rules_lexicon import PET_NOUNS, RELATION_NOUNS
 from ingestion.extractors.rules_patterns_be import NAME_TEMPLATE
 
 RELATION_TEMPLATE: Final = "{s}'s %s is {o}."
+#: What a relation's claim says when the sentence corrects a name said before ("Sorry, I misspoke: my
+#: sister's name is Klara"): reconcile then replaces the name it corrects (``ingestion.corrections``).
+CORRECTED: Final = " (corrected)"
+_CORRECTING: Final = re.compile(r"\b(?:misspoke|mis-spoke|typo|i meant|i mean(?! it\b)|correction)\b", re.I)
 PET_TEMPLATE: Final = "{s} has a %s named {o}."
 CHILD_TEMPLATE: Final = "{s} has a %s named {o}."
 _PLURAL_TO_SINGULAR: Final = {"kids": "kid", "children": "child", "parents": "parent"}
@@ -50,10 +55,10 @@ def _names(noun: Token) -> list[tuple[Token, ...]]:
         value = first_child(head.head, "attr") if head.dep_ == "nsubj" else _contracted(head)
         if value is not None and value.pos_ == "PROPN":
             names.append(name_of(value))
-    if noun.dep_ == "nsubj" and head.lemma_ == "be":  # "my sister is Anna"
+    if noun.dep_ == "nsubj" and head.lemma_ == "be":  # "my sister is Anna", "my sisters are Ana and Eva"
         value = first_child(head, "attr", "acomp")
         if value is not None and value.pos_ == "PROPN":
-            names.append(name_of(value))
+            names += [name_of(v) for v in (value, *value.conjuncts) if v.pos_ == "PROPN"]
     if noun.dep_ == "attr" and head.lemma_ in ("be", "become"):  # "Anna is my sister", "Tom became my boss"
         subject = first_child(head, "nsubj")
         if subject is not None and subject.pos_ == "PROPN" and subject.ent_type_ in ("", "PERSON"):
@@ -165,5 +170,8 @@ def relation_facts(sent: Span) -> list[RelationFact]:
         for name in _names(noun):
             tokens = sorted({*name, noun}, key=lambda t: t.i)
             start, end = tokens[0].idx, tokens[-1].idx + len(tokens[-1].text)
-            out.append(RelationFact(Fact(pred, kind, name, template=_template(pred, noun)), start, end))
+            template = _template(pred, noun)
+            if _CORRECTING.search(sent.text) and template.startswith("{s}'s "):
+                template = template.removesuffix(".") + CORRECTED + "."
+            out.append(RelationFact(Fact(pred, kind, name, template=template), start, end))
     return out

@@ -528,3 +528,18 @@ def test_married_to_the_name_said_before_and_i() -> None:
         ("user", "relationship_status", "married"),
         ("user", "spouse", "Bea"),
     ]
+
+
+def test_a_name_said_as_a_correction_is_marked_so() -> None:
+    assert (
+        claims("Sorry, I misspoke: my brother's name is Jonas.")[-1] == "User's brother is Jonas (corrected)."
+    )
+    assert claims("My brother's name is Jonas, I mean it.") == ["User's brother is Jonas."]
+
+
+def test_each_name_of_a_plural_relation() -> None:
+    """ "My sisters are Maren and Ilse" stored Maren only."""
+    assert facts("My sisters are Maren and Ilse.") == [
+        ("user", "sibling", "Maren"),
+        ("user", "sibling", "Ilse"),
+    ]

@@ -99,3 +99,10 @@ def test_a_meeting_that_repeats_is_not_called_off_by_one_cancellation(project: P
     ingest_both(project, "I have a team meeting every Monday.", "The meeting was cancelled.")
     meeting = Memory.objects.exclude(predicate="cancelled").get(project=project)
     assert meeting.status == "active"
+
+
+def test_a_corrected_name_replaces_the_name_spelled_like_it(project: Project) -> None:
+    """A relation holds many names, so a new one ends none; a correction ends the one it corrects only."""
+    ingest_both(project, "My sisters are Maren and Ilse.", "Sorry, I misspoke: my sister's name is Karen.")
+    live = Memory.objects.filter(project=project, predicate="sibling", status="active")
+    assert set(live.values_list("object_value", flat=True)) == {"Ilse", "Karen"}
