@@ -112,6 +112,10 @@ def _states_a_name(clause: Clause) -> bool:
     return head.lemma_ == "be" and named and clause.subject_kind == "speaker"
 
 
+#: Verbs of the speaker's own words ("I misspoke", "I meant …"): what they correct is read on its own.
+TALK_ABOUT_TALK: Final = frozenset({"misspeak", "misspoke", "mean"})
+
+
 def _clause_candidates(clause: Clause, ctx: MessageContext) -> list[CandidateOut]:
     called = preferred_name(clause) if clause.subject_kind == "other" else None
     if called is not None:  # "Please call me Bob."
@@ -134,6 +138,8 @@ def _clause_candidates(clause: Clause, ctx: MessageContext) -> list[CandidateOut
     asks = asks_whether(clause.tokens) or any(asks_the_listener(t) for t in clause.tokens)
     if chatter or is_hypothetical(clause.head) or asks:
         return []  # "I was wondering if you could help me …", "I'm not sure if it works": they ask
+    if clause.head.lemma_.lower() in TALK_ABOUT_TALK and clause.subject_kind == "speaker":
+        return []  # "Sorry, I misspoke: my sister's name is Klara": the name is the sentence's relation
     subject, facts = _facts(clause, ctx.speakers)
     future = is_future(clause, ctx)
     out: list[CandidateOut] = []

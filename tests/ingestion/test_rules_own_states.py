@@ -535,6 +535,10 @@ def test_a_name_said_as_a_correction_is_marked_so() -> None:
         claims("Sorry, I misspoke: my brother's name is Jonas.")[-1] == "User's brother is Jonas (corrected)."
     )
     assert claims("My brother's name is Jonas, I mean it.") == ["User's brother is Jonas."]
+    # the words about the words are no memory: it was "User misspoke: User's brother's name is Jonas."
+    assert claims("Sorry, I misspoke: my brother's name is Jonas.") == [
+        "User's brother is Jonas (corrected)."
+    ]
 
 
 def test_each_name_of_a_plural_relation() -> None:
