@@ -12,9 +12,8 @@ Choices recorded here:
 * **``works_on`` is the line of work / product / market the subject is on right now** and is single-valued:
   "I work on B2B SaaS" then "we pivoted to B2C" gives ``works_on=B2C``, which supersedes ``works_on=B2B
   SaaS``. Work that is *additional* ("I also work on a side project") is the multi-valued ``side_project``.
-* **``job`` means the job title** (``job_title``); the employer is ``works_at``.
-* **``favorite_<x>`` is an open family** (favorite_book, favorite_food, ...): every member is single-valued.
-  ``favourite_`` is folded into ``favorite_``.
+* **``job`` means the job title** (``job_title``); the employer is ``works_at``. **``favorite_<x>``** is an
+  open family (favorite_book, ...), every member single-valued; ``favourite_`` is folded into ``favorite_``.
 * Relationships to named people (spouse, partner, sibling, friend, ...) carry the person's name as object.
   ``spouse`` and ``partner`` are single-valued (a new one replaces the old), the others accumulate.
 * Predicates that are not in the table (the rules extractor's generic fallback uses the verb lemma, e.g.
