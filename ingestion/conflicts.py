@@ -26,6 +26,8 @@ from ingestion.extractors.predicates import (
 from ingestion.extractors.rules_cancellations import CANCELLED
 from ingestion.extractors.rules_instructions import PREDICATE as INSTRUCTION
 from ingestion.extractors.rules_lexicon import INSTRUCTION_VALUE_KINDS
+from ingestion.preferred_over import PREDICATE as PREFERS
+from ingestion.preferred_over import preferred_over, set_aside
 from ingestion.temporal import MONTH_WORDS
 from memhq.models import Candidate, Memory, MemoryKind
 
@@ -293,7 +295,7 @@ def contradicts(candidate: Candidate, memory: Memory) -> bool:
         return cancels(candidate, memory)
     if corrects(candidate):
         return corrected(candidate, memory)
-    if new_kind_now(candidate, memory) or new_version(candidate, memory):
+    if new_kind_now(candidate, memory) or new_version(candidate, memory) or preferred_over(candidate, memory):
         return True
     if ends(candidate.predicate, memory.predicate):
         return (
@@ -347,6 +349,7 @@ def scope_filter(candidate: Candidate) -> Q:
         {name} if says_now(candidate) or corrects(candidate) else frozenset()
     )
     predicates |= VERSIONED_PREDICATES if is_new_version(candidate) else frozenset()
+    predicates |= {PREFERS} if set_aside(candidate) else frozenset()
     return same_subject & Q(predicate__in=sorted(predicates)) if predicates else Q()
 
 
@@ -364,7 +367,9 @@ def in_scope(candidate: Candidate, memory: Memory) -> bool:
         )
     if name == CANCELLED:
         return cancels(candidate, memory)
-    if is_new_version(candidate) and memory.predicate in VERSIONED_PREDICATES:
+    if (is_new_version(candidate) and memory.predicate in VERSIONED_PREDICATES) or preferred_over(
+        candidate, memory
+    ):
         return True
     again = says_now(candidate) or corrects(candidate)
     return memory.predicate in scope_predicates(name) or (again and memory.predicate == name)

@@ -37,7 +37,7 @@ _ARRANGEMENT_CUE = re.compile(
     r"(?:\b(?:am|is|are)|['’](?:m|s|re))\s+(?:\w+ly\s+)?"
     r"(?:moving|relocating|starting|beginning|joining|leaving|quitting|retiring|graduating|getting|flying"
     r"|traveling|travelling|visiting|meeting|hosting|throwing|attending|launching|releasing|opening|expecting"
-    r"|coming|heading|returning|switching|taking)\b"
+    r"|coming|going|heading|returning|switching|taking)\b"
     rf"(?:\s+[^\s.!?]+){{0,{ARRANGEMENT_GAP_WORDS}}}\s+$",
     re.I,
 )

@@ -27,6 +27,7 @@ from ingestion.extractors.predicates import DIED, ending_base, normalise_predica
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_filters import hedged
 from ingestion.extractors.rules_grammar import Fact
+from ingestion.extractors.rules_lexicon import BARE_PRONOUNS
 from ingestion.extractors.rules_mentions import clean_name, dedupe, entity_mentions, object_mention
 from ingestion.extractors.rules_rewrite import Renderer, Speakers, third_person
 from ingestion.extractors.rules_scoring import confidence, importance
@@ -209,6 +210,8 @@ def build_candidate(
         value = ctx.renderer.render(fact.object_tokens).strip(" .,!")
     if fact.specific and not value and ending_base(fact.predicate) is None and fact.predicate != DIED:
         return None
+    if fact.kind == "preference" and value.casefold() in BARE_PRONOUNS:
+        return None  # "Don't suggest mushrooms, I hate them": "User hates them." says nothing on its own
     predicate = normalise_predicate(fact.predicate)
     shown = _display(subject, ctx.speakers)
     if fact.template is not None:

@@ -94,20 +94,41 @@ def is_progressive(head: Token) -> bool:
     return head.tag_ == "VBG" and any(c.dep_ == "aux" and c.lemma_ == "be" for c in head.children)
 
 
-def phrase(tok: Token, clause: Clause) -> tuple[Token, ...]:
+def phrase(tok: Token, clause: Clause, *, times: bool = False) -> tuple[Token, ...]:
     """The subtree of ``tok`` inside the clause, without leading determiners or edge punctuation, nor times
-    ("every morning"), except a time that names a kind of the thing ("morning meetings")."""
+    ("every morning"), except a time that names a kind of the thing ("morning meetings") or, with
+    ``times``, any ("prefers to work at night")."""
     inside = {t.i for t in clause.tokens}
     toks = [
         t
         for t in tok.subtree
-        if t.i in inside and (t.i == tok.i or t.ent_type_ not in TIME_LABELS or _kind_of(t, tok))
+        if t.i in inside and (t.i == tok.i or times or t.ent_type_ not in TIME_LABELS or _kind_of(t, tok))
     ]
     while toks and (toks[0].lower_ in OBJECT_LEADING_DROP and toks[0].i != tok.i or toks[0].is_punct):
         toks = toks[1:]
-    while toks and (toks[-1].is_punct or toks[-1].pos_ in ("CCONJ", "SPACE")):
+    while toks and (toks[-1].is_punct or toks[-1].pos_ in ("CCONJ", "SPACE") or _bare_prep(toks[-1], toks)):
         toks = toks[:-1]
     return tuple(toks)
+
+
+def _bare_prep(tok: Token, kept: list[Token]) -> bool:
+    """A preposition whose object was left out (a time: "work at night" → "work", not "work at")."""
+    return (
+        tok.dep_ == "prep"
+        and any(c.dep_ == "pobj" for c in tok.children)
+        and not set(tok.children) & set(kept)
+    )
+
+
+#: Words that set a thing preferred against another ("coffee *over* tea", "flying *to* trains").
+AGAINST: Final = frozenset({"over", "to", "instead", "rather"})
+
+
+def preferred_phrase(tok: Token, clause: Clause) -> tuple[Token, ...]:
+    """:func:`phrase` with its times (when is what is preferred: "to work at night") up to what it is
+    preferred against: "coffee over green tea" → "coffee"."""
+    cut = next((c.i for c in tok.children if c.i > tok.i and c.lower_ in AGAINST), None)
+    return tuple(t for t in phrase(tok, clause, times=True) if cut is None or t.i < cut)
 
 
 def _kind_of(mod: Token, noun: Token) -> bool:

@@ -72,6 +72,15 @@ def _opener_at(tokens: list[Token], i: int) -> tuple[str, ...] | None:
 MISREAD_TAGS: Final = frozenset({"NN", "NNS", "JJ", "VBD", "VBN"})  # "Always put …": "put" read as a past
 
 
+#: Imperatives that are standing on their own, without "always" ("Avoid jargon", "so avoid red-green charts").
+STANDING_VERBS: Final = frozenset({"avoid"})
+
+
+def _standing_verb(tokens: list[Token], i: int) -> bool:
+    """A ``STANDING_VERBS`` verb about no thing at hand ("avoid *this* route", "avoid *it*": one-off)."""
+    return tokens[i].lower_ in STANDING_VERBS and not any(t.lower_ in AT_HAND for t in tokens[i + 1 :])
+
+
 def _imperative(verb: Token, *, after_standing: bool) -> bool:
     """A base-form verb without a subject (spaCy tags a sentence-initial imperative VB or VBP; right after
     "always"/"never" or an opener, also a known verb it tagged as a noun, an adjective or a past)."""
@@ -208,8 +217,8 @@ def _from(
     elif (verb_at := _rather_not(tokens, i)) is not None:  # "I'd rather you didn't suggest X"
         i, rather = verb_at, True
         start, lead, standing = i, "never", True
-    elif asks and tokens[i].lower_ in OUTPUT_VERBS:
-        standing = True
+    elif (asks and tokens[i].lower_ in OUTPUT_VERBS) or _standing_verb(tokens, i):
+        standing = True  # "when I ask for code, use TypeScript"; "avoid jargon": a rule for every answer
     elif opener is None:
         return None
     stopped = lead == "never" and i < len(tokens) and (tokens[i].tag_ == "VBG" or rather)
@@ -221,7 +230,8 @@ def _from(
     if verb.lemma_.lower() == "call" and any(c.lower_ == "me" for c in verb.children):
         return None  # "From now on, call me Kate": the name to be called by (preferred_name)
     # the verb's own words, without a clause set beside it; a verb the tagger misread heads nothing: the rest
-    words = verb.subtree if verb.tag_ in ("VB", "VBP") else tokens[start:]
+    parsed = verb.tag_ in ("VB", "VBP") and verb.dep_ not in ("compound", "amod", "nmod")  # "Avoid jargon."
+    words = verb.subtree if parsed else tokens[start:]
     beside = {t.i for child in verb.children if _own_clause(child) for t in child.subtree}
     first = min(tokens[start].i, condition) if condition is not None else tokens[start].i
     body = [t for t in words if t.i >= first and t.i not in beside]

@@ -152,6 +152,11 @@ OBJECT_LEADING_DROP: Final = frozenset(
     {"a", "an", "the", "some", "this", "that", "these", "those", "any", "to", "about", "of"}
 )
 
+#: Objects that only point at something said before ("I hate *them*").
+BARE_PRONOUNS: Final = frozenset(
+    {"it", "them", "this", "that", "these", "those", "one", "ones", "him", "her"}
+)
+
 #: Subjects that cannot carry an opinion claim on their own ("it's too big for me").
 VAGUE_SUBJECTS: Final = frozenset(
     {

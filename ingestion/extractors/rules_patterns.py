@@ -39,6 +39,7 @@ from ingestion.extractors.rules_grammar import (
     names_attached,
     particle,
     phrase,
+    preferred_phrase,
     prep_object,
     split_conjuncts,
     text_of,
@@ -60,13 +61,12 @@ from ingestion.extractors.rules_patterns_be import copula_facts, job_noun_facts,
 from ingestion.extractors.rules_patterns_change import change_facts
 from ingestion.extractors.rules_replacements import instead_endings
 from ingestion.extractors.rules_routines import routine_facts
+from ingestion.extractors.rules_self_employed import SELF_EMPLOYED
 from ingestion.extractors.rules_states import own_state_facts, positive_state_facts
 from ingestion.extractors.rules_verb_parts import shared_subject_verbs, verb_parts, verbs_of_their_own
 from ingestion.extractors.rules_work_setting import work_setting_facts
 from ingestion.temporal import WEEKDAYS
 
-#: The employer of one who works for oneself.
-SELF_EMPLOYED: Final = "self-employed"
 #: Fewest content words (besides the subject) a generic clause needs to be kept.
 MIN_SUBSTANTIVE_WORDS: Final = 1
 #: Verbs whose past tense describes a state, not an event.
@@ -287,7 +287,8 @@ def verb_facts(clause: Clause, *, positive: bool = False) -> list[Fact]:
             if names:  # "adopted a greyhound named Biscuit" → the pet is Biscuit
                 facts += [Fact(pred, rule.kind, name) for name in names]
             else:
-                facts += split_conjuncts(Fact(pred, rule.kind, phrase(obj, clause), literal), obj, clause)
+                said = preferred_phrase(obj, clause) if pred == "prefers" else phrase(obj, clause)
+                facts += split_conjuncts(Fact(pred, rule.kind, said, literal), obj, clause)
             break
     return facts
 

@@ -82,6 +82,25 @@ SAME_PAST_FORMS: Final = frozenset(
         "upset",
     }
 )
+#: Of those, the ones a first-person present rarely means ("I hurt my knee", "I quit smoking"): past unless
+#: the sentence says it is a habit ("I always cut my own hair").
+PAST_LEANING_FORMS: Final = frozenset({"quit", "hurt", "cut", "upset", "shut"})
+#: Words that make a present of a habit.
+HABIT_WORDS: Final = frozenset(
+    {
+        "always",
+        "usually",
+        "often",
+        "sometimes",
+        "never",
+        "every",
+        "each",
+        "daily",
+        "weekly",
+        "whenever",
+        "normally",
+    }
+)
 _CONTRACTIONS: Final = {"'ll": "will", "ll": "will"}
 #: How the parser attaches "both" right after the verb when it qualifies the subject ("we're both"), not the
 #: object ("we love both of them": dobj).
@@ -208,14 +227,23 @@ def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
             continue
         verbs = [tok.head, *_sharing_verbs(tok.head)]
         past_context = any(t.tag_ == "VBD" or t.lower_ in PAST_WORDS for t in tok.sent)
+        habit = any(t.lower_ in HABIT_WORDS for t in tok.sent)
         for verb in verbs:
             finite = _finite_verb(verb, tok)
             now_after = any(t.lower_ == "now" and t.i > finite.i for t in tok.sent)  # "… and now I …"
-            if finite.lower_ in SAME_PAST_FORMS and (past_context or now_after):
+            if finite.lower_ in SAME_PAST_FORMS and (
+                past_context or now_after or (finite.lower_ in PAST_LEANING_FORMS and not habit)
+            ):
                 continue  # "I quit the bakery and started at X": "quit" is past, not "quits"
             if finite.tag_ == "VBP" and is_irregular_past(finite.text):
                 continue  # "We rewrote the frontend", tagged a present: not "rewrotes"
-            if verb.i != tok.head.i and finite.lower_ == "are":
+            joined = finite.i > 0 and doc[finite.i - 1].lower_ in (
+                "and",
+                "but",
+                "or",
+                ",",
+            )  # "… and are renting"
+            if verb.i != tok.head.i and finite.lower_ == "are" and not joined:
                 continue  # "… and their slopes are equal", misread as a second verb of the speaker's
             if finite.i > tok.i and (finite.tag_ == "VBP" or finite.lower_ in ("were", "'re")):
                 out.add(finite.i)

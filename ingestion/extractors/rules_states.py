@@ -22,6 +22,7 @@ from ingestion.extractors.rules_homes import home_facts
 from ingestion.extractors.rules_patterns_change import no_longer_marked
 from ingestion.extractors.rules_plan_tiers import plan_tier_facts
 from ingestion.extractors.rules_school_grades import grade_facts
+from ingestion.extractors.rules_self_employed import self_employed_facts
 from ingestion.extractors.rules_time_zones import time_zone_facts
 
 READERS: Final[tuple[Callable[[Clause], list[Fact]], ...]] = (
@@ -33,6 +34,7 @@ READERS: Final[tuple[Callable[[Clause], list[Fact]], ...]] = (
     diet_on_facts,  # "I'm on the keto diet"
     diet_return_facts,  # "I started eating fish again"
     employer_at_facts,  # "I've been at Stripe for three years"
+    self_employed_facts,  # "I'm self-employed now", "I went freelance"
     birth_facts,  # "I was born in Leeds on 2 June 1990"
     home_facts,  # "I'm renting a flat in Leeds"
     choice_facts,  # "I'll go with the MacBook Air" (a choice, not a state: read first all the same)

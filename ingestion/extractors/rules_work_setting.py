@@ -4,6 +4,10 @@ predicate, ``work_setting``, whose object is one of three plain values, so "I'm 
 supersedes "I work remotely" whatever the words. A day named, or a share of the week, makes it hybrid
 ("from home on Fridays", "two days a week"). "I'm in the office today" is where one is, not how one works,
 so a present "be" needs a word that says it lasts ("back", "full time", "now", "every day").
+
+A return to the office is one too: "I'm going back to the office full time", "we returned to the office in
+March", "My company called everyone back to the office" (the speaker's employer calling its staff back), and
+what one has to do: "We have to be in the office three days a week now" (hybrid).
 """
 
 from __future__ import annotations
@@ -25,23 +29,69 @@ _PART_OF_WEEK: Final = frozenset({"days", "day", "week", "weekdays"})
 #: Words that make "I'm in the office" a setting rather than today's whereabouts.
 _LASTING: Final = frozenset({"back", "full", "fully", "now", "permanently", "every", "anymore"})
 _FOR_NOW: Final = frozenset({"today", "tonight", "tomorrow", "yesterday", "this"})
-_VERBS: Final = frozenset({"work", "be", "go"})
+#: What one comes back to the office after, for the afternoon.
+_BREAKS: Final = frozenset({"lunch", "break", "breakfast", "meeting", "appointment", "errand"})
+_VERBS: Final = frozenset({"work", "be", "go", "come", "return", "call"})
+#: Verbs of what one must do, whose "to be in the office" is the setting ("we have to be in the office").
+_MUST: Final = frozenset({"have", "need"})
+#: Who calls the speaker's staff back ("my company", "our boss").
+_EMPLOYERS: Final = frozenset({"company", "employer", "boss", "firm", "management", "work", "job", "ceo"})
 
 
 def work_setting_facts(clause: Clause) -> list[Fact]:
     """The speaker's work setting in a present, positive clause (module doc), or none."""
-    head = clause.head
+    head = _must_be(clause.head)
     lemma = head.lemma_.lower()
-    if lemma not in _VERBS or is_negated(head) or (is_past(head) and lemma != "go"):
+    moving = lemma in ("go", "come", "return", "call")
+    if lemma not in _VERBS or is_negated(head) or (is_past(head) and not moving):
         return []
     words = {t.lower_ for t in clause.tokens if t.i > head.i}
     if words & _FOR_NOW:
         return []  # "I'm working from home this week", "I'm in the office today"
     near = _near(head)
-    if lemma == "go" and not near & (_REMOTE_WORDS | {HYBRID}):
+    if moving and _back_to_the_office(clause, near, lemma, words):
+        return [
+            Fact(PREDICATE, "fact", object_text=OFFICE if "full" in words or not _part(words) else HYBRID)
+        ]
+    if lemma == "call" or (moving and not near & (_REMOTE_WORDS | {HYBRID})):
         return []  # "we went remote", "I went hybrid"; "I went to the office" is a trip
     value = _value(near, words, lemma)
     return [Fact(PREDICATE, "fact", object_text=value)] if value is not None else []
+
+
+def _must_be(head: Token) -> Token:
+    """ "be" of "we have to be in the office", else the head itself."""
+    if head.lemma_.lower() not in _MUST:
+        return head
+    return next((c for c in head.children if c.dep_ == "xcomp" and c.lemma_.lower() == "be"), head)
+
+
+def _back_to_the_office(clause: Clause, near: set[str], lemma: str, words: set[str]) -> bool:
+    """ "return to the office", "go / come back to the office", "(my company) called everyone back to the
+    office"."""
+    to_office = any(f"to {w}" in near for w in _OFFICE_WORDS) or (
+        "back" in words and any(w in words for w in _OFFICE_WORDS) and "to" in words
+    )
+    if not to_office or (lemma != "return" and "back" not in words):
+        return False
+    if lemma != "call":
+        return _lasts(clause, words)
+    subject = clause.subject
+    return subject is not None and subject.lemma_.lower() in _EMPLOYERS
+
+
+def _lasts(clause: Clause, words: set[str]) -> bool:
+    """A return that lasts ("full time", "three days a week", "in March"), not a trip back ("to grab my
+    laptop", "after lunch")."""
+    if any(c.dep_ in ("xcomp", "advcl") for c in clause.head.children) or words & _BREAKS:
+        return False
+    dated = any(t.ent_type_ == "DATE" and t.i > clause.head.i for t in clause.tokens)
+    return bool(words & (_LASTING | {"time", "starting", "since"})) or _part(words) or dated
+
+
+def _part(words: set[str]) -> bool:
+    """A setting for a part of the week ("two days a week", "on Mondays")."""
+    return any(w in _PART_OF_WEEK or w.removesuffix("s") in WEEKDAYS for w in words)
 
 
 def _near(head: Token) -> set[str]:
@@ -66,5 +116,4 @@ def _value(near: set[str], words: set[str], lemma: str) -> str | None:
         setting = OFFICE
     else:
         return None
-    part = any(w in _PART_OF_WEEK or w.removesuffix("s") in WEEKDAYS for w in words)
-    return HYBRID if part and not {"full", "fully", "every"} & words else setting
+    return HYBRID if _part(words) and not {"full", "fully", "every"} & words else setting

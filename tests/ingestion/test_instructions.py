@@ -89,9 +89,9 @@ def test_a_statement_beside_the_instruction_is_kept() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (
+        (  # "User hates them." would say nothing on its own: a liking of a bare pronoun is no claim
             "Never use semicolons in JavaScript examples, I hate them.",
-            ["User wants the assistant to never use semicolons in JavaScript examples.", "User hates them."],
+            ["User wants the assistant to never use semicolons in JavaScript examples."],
         ),
         (
             "Always use metric units, I live in Germany.",  # the parse hangs "use" under "live"

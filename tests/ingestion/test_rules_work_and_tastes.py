@@ -1,0 +1,124 @@
+"""How one works and what one prefers, read by the rules extractor: working for oneself, a return to the
+office, a thing chosen over another, a preference against another, "avoid" as a standing instruction, a
+past said with the present's form ("I hurt my knee"), a second verb of "we" ("… and are renting"), a liking
+of a bare pronoun. And what only looks like these."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ingestion.test_rules_own_states import claims, facts
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("I'm self-employed now.", [("user", "works_at", "self-employed")]),
+        ("I went freelance in the spring.", [("user", "works_at", "self-employed")]),
+        (
+            "I freelance as a copy editor.",
+            [("user", "works_at", "self-employed"), ("user", "job_title", "copy editor")],
+        ),
+        ("I'm a freelancer these days.", [("user", "works_at", "self-employed")]),
+        ("I run my own business.", [("user", "works_at", "self-employed")]),
+        ("My cousin is a freelancer.", [("user's cousin", "works_at", "self-employed")]),
+    ],
+)
+def test_working_for_oneself(text: str, wanted: list[tuple[str, str, str]]) -> None:
+    assert [f for f in facts(text) if f[1] in ("works_at", "job_title")] == wanted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I was self-employed for years.",  # a past spell
+        "I'm not self-employed.",
+        "I run the design team.",  # not one's own business
+    ],
+)
+def test_what_is_not_working_for_oneself(text: str) -> None:
+    assert ("user", "works_at", "self-employed") not in facts(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "setting"),
+    [
+        ("My company called everyone back to the office.", "in the office"),
+        ("Our employer called us back to the office.", "in the office"),
+        ("We have to be in the office four days a week now.", "hybrid"),
+        ("I need to be in the office every day now.", "in the office"),
+        ("We returned to the office in February.", "in the office"),
+        ("I'm going back to the office two days a week.", "hybrid"),
+    ],
+)
+def test_a_return_to_the_office(text: str, setting: str) -> None:
+    assert [f[2] for f in facts(text) if f[1] == "work_setting"] == [setting]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I went back to the office to pick up my charger.",  # a trip back
+        "I came back to the office after lunch.",
+        "My manager called me back to go over the numbers.",
+        "I returned to the office.",  # nothing says it lasts
+    ],
+)
+def test_a_trip_back_is_no_setting(text: str) -> None:
+    assert not [f for f in facts(text) if f[1] == "work_setting"]
+
+
+def test_a_return_said_ahead_is_dated_ahead() -> None:
+    (claim,) = [c for c in claims("We're going back to the office in January.") if "office" in c]
+    assert claim == "User is going back to the office in January 2025."  # said in May 2024
+
+
+@pytest.mark.parametrize(
+    ("text", "decided"),
+    [
+        ("We went with Hetzner instead of AWS.", ["Hetzner"]),
+        ("We went with Hetzner over AWS for hosting.", ["Hetzner"]),
+        ("I'm going with Wren to the gallery.", []),  # whom one goes with
+    ],
+)
+def test_a_thing_chosen_over_another(text: str, decided: list[str]) -> None:
+    assert [f[2] for f in facts(text) if f[1] == "decided"] == decided
+
+
+@pytest.mark.parametrize(
+    ("text", "instruction"),
+    [
+        ("I'm colorblind, so avoid red-green charts.", "avoid red-green charts"),
+        ("I'm colorblind, so please avoid red-green charts.", "avoid red-green charts"),
+        ("Avoid jargon.", "avoid jargon"),
+    ],
+)
+def test_avoid_is_a_standing_instruction(text: str, instruction: str) -> None:
+    found = facts(text)
+    assert [f[2] for f in found if f[1] == "instructs_assistant"] == [instruction]
+    assert all("avoid" not in f[2] for f in found if f[1] != "instructs_assistant")
+
+
+@pytest.mark.parametrize("text", ["Please avoid the toll road on this route.", "Avoid it."])
+def test_avoiding_a_thing_at_hand_is_no_standing_instruction(text: str) -> None:
+    assert not [f for f in facts(text) if f[1] == "instructs_assistant"]
+
+
+@pytest.mark.parametrize(
+    ("text", "claim"),
+    [
+        ("I hurt my back lifting boxes.", "User hurt User's back lifting boxes."),
+        ("I cut my hair short.", "User cut User's hair short."),
+        (
+            "We sold the boat and are renting a cabin for now.",
+            "User sold the boat and is renting a cabin for now.",
+        ),
+    ],
+)
+def test_the_tense_and_number_of_the_verbs(text: str, claim: str) -> None:
+    assert claim in claims(text)
+
+
+def test_a_liking_of_a_bare_pronoun_is_no_memory() -> None:
+    found = facts("Don't suggest anything with olives, I hate them.")
+    assert [f[1] for f in found] == ["instructs_assistant"]
