@@ -27,7 +27,7 @@ from ingestion.extractors.predicates import DIED, ending_base, normalise_predica
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_filters import hedged
 from ingestion.extractors.rules_grammar import Fact
-from ingestion.extractors.rules_lexicon import BARE_PRONOUNS
+from ingestion.extractors.rules_lexicon import BARE_PRONOUNS, SPEAKER_BUSINESS_NOUNS
 from ingestion.extractors.rules_mentions import clean_name, dedupe, entity_mentions, object_mention
 from ingestion.extractors.rules_rewrite import Renderer, Speakers, third_person
 from ingestion.extractors.rules_scoring import confidence, importance
@@ -194,6 +194,29 @@ def _display(subject: str, speakers: Speakers) -> str:
     return subject
 
 
+#: Words for one's employer that name none ("my company", "our startup").
+WORKPLACE_WORDS: Final = SPEAKER_BUSINESS_NOUNS | frozenset(
+    {"employer", "workplace", "job", "work", "office"}
+)
+
+
+def _own_workplace(value: str, possessive: str) -> bool:
+    """ "User's company", "User's current startup": the speaker's employer said without its name."""
+    if not value.startswith(possessive):
+        return False
+    rest = value[len(possessive) :].split()
+    return 0 < len(rest) <= 2 and rest[-1].casefold() in WORKPLACE_WORDS
+
+
+#: Most words a claim about a bare pronoun has after its subject and still says nothing ("is loving it").
+PRONOUN_CLAIM_WORDS: Final = 3
+
+
+def _says_little(claim: str, shown: str) -> bool:
+    """ "User hates them.", "User is loving it."; not "User read that book and loved it."."""
+    return len(claim.strip(" ,;:").removeprefix(shown).split()) <= PRONOUN_CLAIM_WORDS
+
+
 def build_candidate(
     ctx: MessageContext,
     fact: Fact,
@@ -210,9 +233,9 @@ def build_candidate(
         value = ctx.renderer.render(fact.object_tokens).strip(" .,!")
     if fact.specific and not value and ending_base(fact.predicate) is None and fact.predicate != DIED:
         return None
-    if fact.kind == "preference" and value.casefold() in BARE_PRONOUNS:
-        return None  # "Don't suggest mushrooms, I hate them": "User hates them." says nothing on its own
     predicate = normalise_predicate(fact.predicate)
+    if predicate == "works_at" and _own_workplace(value, ctx.speakers.possessive):
+        return None  # "the only designer at my company": the employer already known, not a new one
     shown = _display(subject, ctx.speakers)
     if fact.template is not None:
         claim = fact.template.format(s=shown, o=value)
@@ -222,6 +245,8 @@ def build_candidate(
         claim = _clause_claim(clause, ctx)
     else:
         claim = secondary_claim(predicate, shown, value)
+    if fact.kind == "preference" and value.casefold() in BARE_PRONOUNS and _says_little(claim, shown):
+        return None  # "Don't suggest mushrooms, I hate them": "User hates them." says nothing on its own
     mentions_in = ctx.renderer.mentions_in(tokens)
     valid_from = mentions_in[0].start if mentions_in and fact.kind in VALID_FROM_KINDS else None
     is_hedged = fact.hedged or hedged(tokens) or (clause is not None and clause.hedged_by_verb)

@@ -136,9 +136,13 @@ def _kind_of(mod: Token, noun: Token) -> bool:
     return mod.head.i == noun.i and mod.i < noun.i and mod.dep_ in ("compound", "amod", "nmod")
 
 
+#: Nouns that say little without their "of" ("head of data", "director of engineering", "VP of Sales").
+OF_HEADS: Final = frozenset({"head", "director", "vp", "chief", "professor", "dean", "president"})
+
+
 def core(tok: Token) -> tuple[Token, ...]:
     """A noun with its compounds and adjectives but no clauses/prepositions ("a senior data engineer at X"
-    → "senior data engineer")."""
+    → "senior data engineer"), except the "of" of an ``OF_HEADS`` noun ("head of data")."""
     mods = [c for c in tok.lefts if c.dep_ in ("compound", "amod", "nmod", "nummod") and c.pos_ != "DET"]
     toks = [
         t
@@ -146,6 +150,12 @@ def core(tok: Token) -> tuple[Token, ...]:
         for t in m.subtree
         if t.dep_ != "poss" and t.pos_ != "DET" and (t.pos_ != "PUNCT" or t.tag_ == "HYPH")
     ]
+    of = next((c for c in tok.rights if c.dep_ == "prep" and c.lower_ == "of"), None)
+    field = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
+    if (
+        of is not None and field is not None and tok.lemma_.lower() in OF_HEADS
+    ):  # "head of data", "VP of Sales"
+        return (*sorted(toks, key=lambda t: t.i), tok, of, *core(field))
     return (*sorted(toks, key=lambda t: t.i), tok)
 
 

@@ -18,6 +18,7 @@ from ingestion.extractors.rules_dating import dating_facts
 from ingestion.extractors.rules_diet import diet_on_facts, diet_return_facts
 from ingestion.extractors.rules_employer_at import employer_at_facts
 from ingestion.extractors.rules_grammar import Fact
+from ingestion.extractors.rules_habits import habit_facts
 from ingestion.extractors.rules_homes import home_facts
 from ingestion.extractors.rules_patterns_change import no_longer_marked
 from ingestion.extractors.rules_plan_tiers import plan_tier_facts
@@ -39,6 +40,7 @@ READERS: Final[tuple[Callable[[Clause], list[Fact]], ...]] = (
     home_facts,  # "I'm renting a flat in Leeds"
     choice_facts,  # "I'll go with the MacBook Air" (a choice, not a state: read first all the same)
     activity_facts,  # "I run every morning"
+    habit_facts,  # "I don't drink", "I can't drive"
 )
 
 
@@ -57,4 +59,8 @@ def own_state_facts(clause: Clause) -> list[Fact]:
 def positive_state_facts(clause: Clause) -> list[Fact]:
     """The readers that also read a negated clause as if it were not, for its ending ("I don't drive to
     work anymore", "I don't run anymore")."""
-    return commute_facts(clause, positive=True) or activity_facts(clause, positive=True)
+    return (
+        commute_facts(clause, positive=True)
+        or activity_facts(clause, positive=True)
+        or habit_facts(clause, positive=True)
+    )

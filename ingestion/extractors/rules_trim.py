@@ -3,8 +3,9 @@
 * Leading discourse words ("so", "well", "oh", "anyway", "by the way"), connectives before a comma
   ("however,", "moreover,"; not "now" or "then", which date what follows), "even though", interjections,
   list numbers ("1. I use vim"), asides ("thanks for the help,", "speaking of work,"; not "thanks to my
-  sister,"), labels ("Update:", "Heads up -", "Here's what I have so far:"), conjunctions and vocatives (a
-  participant's name used to address them) are trimmed from the start.
+  sister,"), asides about the telling ("just so you know,", "for future reference,"), labels ("Update:",
+  "Heads up -", "Here's what I have so far:"), conjunctions and vocatives (a participant's name used to
+  address them) are trimmed from the start.
 * Trailing punctuation, a correction's rejected value (", not the 12th": "My flight is on the 14th, not the
   12th" states the 14th; the number it rejects would read as a second value), a trailing "by the way",
   "too"/"either" and a link to the clause cut off after it ("…, so") are trimmed from the end; a symbol
@@ -88,6 +89,17 @@ CONNECTIVES: Final = frozenset(
 #: work, …"; at most this many tokens before the comma.
 ASIDES: Final = {"thanks": "for", "speaking": "of"}
 MAX_ASIDE_TOKENS: Final = 8
+#: Fixed asides about the telling itself, trimmed with the comma after them.
+TELLING_ASIDES: Final = (
+    ("just", "so", "you", "know"),
+    ("so", "you", "know"),
+    ("just", "so"),  # "you know" is dropped before as filler
+    ("just", "so", "you", "'re", "aware"),
+    ("for", "future", "reference"),
+    ("for", "the", "record"),
+    ("for", "context"),
+    ("fyi",),
+)
 #: Longest "label:" prefix trimmed from a clause start ("Quick update:").
 MAX_LABEL_TOKENS: Final = 3
 #: ... and the longest "here's …:" prefix ("Here's what I've tried so far:").
@@ -153,6 +165,17 @@ def _aside(toks: list[Token]) -> int | None:
     return comma if all(t.i in inside for t in toks[:comma]) else None
 
 
+def _said_aside(toks: list[Token]) -> int | None:
+    """Where a fixed aside about the telling ends ("just so you know", "for future reference", "FYI"), when
+    a comma or a colon follows it."""
+    said = [t.lower_ for t in toks[: max(map(len, TELLING_ASIDES)) + 1]]
+    for aside in TELLING_ASIDES:
+        n = len(aside)
+        if tuple(said[:n]) == aside and len(said) > n and said[n] in (",", ":"):
+            return n + 1
+    return None
+
+
 def _unit_of(toks: list[Token]) -> bool:
     """The last token is a symbol of the number before it ("92%", "40 °C"): part of the value, kept."""
     last = toks[-1]
@@ -190,6 +213,8 @@ def trim(tokens: list[Token], names: set[str]) -> list[Token]:
             toks = toks[2:]  # "Big news, I ...", "Guess what, I ..."
         elif tuple(t.lower_ for t in toks[:3]) == _BY_THE_WAY:
             toks = toks[3:]
+        elif (said := _said_aside(toks)) is not None:
+            toks = toks[said:]  # "Just so you know, I ...", "For future reference, I ..."
         elif first.lower_ in CONNECTIVES and len(toks) > 1 and toks[1].text == ",":
             toks = toks[2:]
         elif (aside := _aside(toks)) is not None:

@@ -122,3 +122,60 @@ def test_the_tense_and_number_of_the_verbs(text: str, claim: str) -> None:
 def test_a_liking_of_a_bare_pronoun_is_no_memory() -> None:
     found = facts("Don't suggest anything with olives, I hate them.")
     assert [f[1] for f in found] == ["instructs_assistant"]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("I smoke.", ("user", "smoke", "smoking")),
+        ("I don't drink.", ("user", "not_drink", "drinking")),
+        ("I don't drive.", ("user", "not_drive", "driving")),
+        ("I can't swim.", ("user", "not_swim", "swimming")),
+        ("I don't cook much.", ("user", "not_cook", "cooking")),
+        ("I don't smoke anymore.", ("user", "no_longer_smoke", "smoking")),
+        ("My husband doesn't drive.", ("user's husband", "not_drive", "driving")),
+    ],
+)
+def test_a_habit_said_with_its_verb_alone(text: str, wanted: tuple[str, str, str]) -> None:
+    assert facts(text) == [wanted]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I didn't drive today.", "I'd never smoke.", "I can drive.", "I don't know."],
+)
+def test_what_is_no_habit(text: str) -> None:
+    assert not [f for f in facts(text) if f[2].endswith("ing")]
+
+
+@pytest.mark.parametrize(
+    ("text", "claim"),
+    [
+        ("Just so you know, I'm deaf in one ear.", "User is deaf in one ear."),
+        ("For future reference, I'm based in Leeds.", "User is based in Leeds."),
+        ("FYI, I use Windows at work.", "User uses Windows at work."),
+    ],
+)
+def test_an_aside_about_the_telling_is_no_part_of_the_claim(text: str, claim: str) -> None:
+    assert claims(text)[0] == claim
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("I just started a new role as head of data at Monzo.", "head of data"),
+        ("I'm the director of engineering at Brex.", "director of engineering"),
+        ("I'm a senior data engineer at Spotify.", "senior data engineer"),
+    ],
+)
+def test_a_title_with_its_field(text: str, title: str) -> None:
+    assert [f[2] for f in facts(text) if f[1] == "job_title"] == [title]
+
+
+@pytest.mark.parametrize("text", ["I'm the only designer at my company.", "I'm a designer at our startup."])
+def test_ones_own_company_unnamed_is_no_new_employer(text: str) -> None:
+    assert not [f for f in facts(text) if f[1] == "works_at"]
+
+
+def test_a_liking_of_a_pronoun_with_more_words_is_kept() -> None:
+    assert claims("I read that novel last summer and loved it.")
