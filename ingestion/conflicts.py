@@ -13,6 +13,7 @@ from django.db.models import Q
 
 from ingestion.cancellations import calls_off, cancel_scope, cancels
 from ingestion.claim_words import words as _words
+from ingestion.conflicts_said import done, said_against, said_scope
 from ingestion.corrections import corrected, corrects
 from ingestion.extractors.predicates import (
     LEFT,
@@ -26,8 +27,6 @@ from ingestion.extractors.predicates import (
 from ingestion.extractors.rules_cancellations import CANCELLED
 from ingestion.extractors.rules_instructions import PREDICATE as INSTRUCTION
 from ingestion.extractors.rules_lexicon import INSTRUCTION_VALUE_KINDS
-from ingestion.preferred_over import PREDICATE as PREFERS
-from ingestion.preferred_over import preferred_over, set_aside
 from ingestion.temporal import MONTH_WORDS
 from memhq.models import Candidate, Memory, MemoryKind
 
@@ -66,6 +65,11 @@ def other_numbers(candidate: Candidate, memory: Memory) -> bool:
     another value: "User lives in Lisbon." says what "User moved to Lisbon in April 2023." says."""
     stated, known = numbers(candidate.claim), numbers(memory.text)
     return bool(stated and known) and stated != known
+
+
+def says_again(candidate: Candidate, memory: Memory) -> bool:
+    """Of a memory of its subject, predicate and object: no other number, nor a thing under way now done."""
+    return not other_numbers(candidate, memory) and not done(candidate, memory)
 
 
 def changes_value(candidate: Candidate, memory: Memory) -> bool:
@@ -295,7 +299,7 @@ def contradicts(candidate: Candidate, memory: Memory) -> bool:
         return cancels(candidate, memory)
     if corrects(candidate):
         return corrected(candidate, memory)
-    if new_kind_now(candidate, memory) or new_version(candidate, memory) or preferred_over(candidate, memory):
+    if new_kind_now(candidate, memory) or new_version(candidate, memory) or said_against(candidate, memory):
         return True
     if ends(candidate.predicate, memory.predicate):
         return (
@@ -345,11 +349,10 @@ def scope_filter(candidate: Candidate) -> Q:
     if name == CANCELLED:
         cancelled = cancel_scope(candidate)
         return same_subject & cancelled if cancelled else Q()
-    predicates = scope_predicates(name) | (
-        {name} if says_now(candidate) or corrects(candidate) else frozenset()
-    )
+    again = says_now(candidate) or corrects(candidate)
+    predicates = scope_predicates(name) | ({name} if again else frozenset())
     predicates |= VERSIONED_PREDICATES if is_new_version(candidate) else frozenset()
-    predicates |= {PREFERS} if set_aside(candidate) else frozenset()
+    predicates |= said_scope(candidate)
     return same_subject & Q(predicate__in=sorted(predicates)) if predicates else Q()
 
 
@@ -360,16 +363,13 @@ def in_scope(candidate: Candidate, memory: Memory) -> bool:
     name = normalise_predicate(candidate.predicate)
     if name == LEFT:
         words = _named(candidate.object_value)
-        return (
-            bool(words)
-            and memory.predicate not in NOT_LEAVABLE
-            and words[0] in memory.object_value.casefold()
-        )
+        leavable = memory.predicate not in NOT_LEAVABLE
+        return bool(words) and leavable and words[0] in memory.object_value.casefold()
     if name == CANCELLED:
         return cancels(candidate, memory)
-    if (is_new_version(candidate) and memory.predicate in VERSIONED_PREDICATES) or preferred_over(
-        candidate, memory
-    ):
+    if is_new_version(candidate) and memory.predicate in VERSIONED_PREDICATES:
+        return True
+    if memory.predicate in said_scope(candidate):
         return True
     again = says_now(candidate) or corrects(candidate)
     return memory.predicate in scope_predicates(name) or (again and memory.predicate == name)

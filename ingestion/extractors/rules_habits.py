@@ -7,20 +7,26 @@ The verb's own predicate (``smoke``, or ``not_smoke`` negated), the gerund as it
 anymore" is an ending (``no_longer_smoke``). Only ``HABIT_VERBS`` and the activities of
 ``rules_activities`` negated ("I don't run": the positive is a hobby there), in the present, alone: not "I
 don't drink coffee" (an object: the verb table), "I didn't drive today" (one day), "I drive to work" (the
-way to work), "I'd never smoke" (a wish).
+way to work), "I'd never smoke" (a wish). "I started smoking again" takes the habit up (``smoke``; the
+activities' ``hobby``: "I started running").
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from spacy.tokens import Token
+
 from ingestion.extractors.rules_activities import ACTIVITY_VERBS, gerund
+from ingestion.extractors.rules_activities import PREDICATE as HOBBY
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_grammar import Fact, is_negated, is_past
 from ingestion.extractors.rules_lexicon import words
 
 #: Verbs whose bare present is a habit or an ability worth keeping ("I smoke", "I don't drive").
 HABIT_VERBS: Final = words("smoke drink drive vape gamble")
+#: Verbs of taking a habit up (again): "I started smoking again", "I've started running".
+STARTING_VERBS: Final = words("start begin resume")
 #: What makes it no bare habit: an object, a complement, a destination.
 _NOT_ALONE: Final = frozenset({"dobj", "attr", "xcomp", "ccomp", "prt", "dative", "oprd", "prep", "npadvmod"})
 #: Modals that keep a habit ("I can't drive", "I cannot swim"); others make a wish or a guess.
@@ -37,6 +43,8 @@ def habit_facts(clause: Clause, *, positive: bool = False) -> list[Fact]:
     head = clause.head
     lemma = head.lemma_.lower()
     negated = is_negated(head)
+    if lemma in STARTING_VERBS and not positive:
+        return _started(head)
     if not (lemma in HABIT_VERBS or (lemma in ACTIVITY_VERBS and negated and not positive)):
         return []
     if is_past(head) or head.tag_ not in ("VBP", "VBZ", "VB"):
@@ -50,3 +58,15 @@ def habit_facts(clause: Clause, *, positive: bool = False) -> list[Fact]:
         return []  # "I'd never smoke", "I can drive": a wish, a boast
     predicate = f"not_{lemma}" if negated and not positive else lemma
     return [Fact(predicate, "fact", object_text=gerund(lemma))]
+
+
+def _started(head: Token) -> list[Fact]:
+    """ "I started smoking (again)": the habit (``smoke`` "smoking"); "I started running": the activity
+    (``hobby`` "running"). Not "I started smoking meat" (an object), "I didn't start drinking"."""
+    done = next((c for c in head.children if c.dep_ == "xcomp" and c.tag_ == "VBG"), None)
+    if done is None or is_negated(head) or any(c.dep_ in _NOT_ALONE for c in done.children):
+        return []
+    lemma = done.lemma_.lower()
+    if lemma in HABIT_VERBS:
+        return [Fact(lemma, "event", object_text=gerund(lemma))]
+    return [Fact(HOBBY, "event", object_text=gerund(lemma))] if lemma in ACTIVITY_VERBS else []

@@ -55,7 +55,9 @@ def household_facts(clause: Clause) -> list[Fact]:
     """``lives_with`` for a clause that says whom its subject lives with now, or moved in with."""
     head = clause.head
     lemma = head.lemma_.lower()
-    moved_in = lemma == "move" and particle(head) == "in"
+    moved_in = lemma == "move" and (  # "moved in with", "moved back in with" ("in" read as an adverb)
+        particle(head) == "in" or any(c.dep_ == "advmod" and c.lower_ == "in" for c in head.children)
+    )
     if not (lemma == "live" or moved_in) or is_negated(head):
         return []
     if lemma == "live" and (is_past(head) or head.tag_ == "VBN"):

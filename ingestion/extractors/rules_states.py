@@ -11,6 +11,7 @@ from typing import Final
 
 from ingestion.extractors.rules_activities import activity_facts
 from ingestion.extractors.rules_births import birth_facts
+from ingestion.extractors.rules_breakups import breakup_facts
 from ingestion.extractors.rules_choices import choice_facts
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_commute import commute_facts
@@ -30,6 +31,7 @@ READERS: Final[tuple[Callable[[Clause], list[Fact]], ...]] = (
     plan_tier_facts,  # "I upgraded to the Pro plan"
     time_zone_facts,  # "I'm on CET now"
     dating_facts,  # "I'm seeing someone"
+    breakup_facts,  # "We broke up"
     commute_facts,  # "I bike to work now"
     grade_facts,  # "My son started 4th grade"
     diet_on_facts,  # "I'm on the keto diet"

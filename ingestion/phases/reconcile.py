@@ -46,8 +46,8 @@ from ingestion.conflicts import (
     entity_of,
     in_scope,
     is_ending,
-    other_numbers,
     replaces,
+    says_again,
     scope_filter,
 )
 from ingestion.runner import PhaseOutcome
@@ -236,11 +236,11 @@ class Reconciler:
         )
 
     def _exact(self, candidate: Candidate) -> Memory | None:
-        """A live memory with the candidate's subject, predicate and object (:func:`_exact_key`), whose claim
-        states no other number ("uses Next.js" said of 13, then of 14: the object is the name alone)."""
+        """A live memory with the candidate's subject, predicate and object (:func:`_exact_key`) that the
+        candidate says again (not "uses Next.js" of 13, then of 14: the object is the name alone)."""
         key = _exact_key(candidate.subject, candidate.predicate, candidate.object_value, candidate.claim)
         live = (m for m in self.exact.get(key, ()) if m.status == MemoryStatus.ACTIVE)
-        return next((m for m in live if not other_numbers(candidate, m)), None)
+        return next((m for m in live if says_again(candidate, m)), None)
 
     @staticmethod
     def close_same(candidate: Candidate, nearest: tuple[Memory, float] | None) -> Memory | None:

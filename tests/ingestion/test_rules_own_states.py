@@ -312,5 +312,9 @@ def test_a_same_form_past_dated_ago_stays_past() -> None:
 
 def test_a_break_up_said_name_first() -> None:
     found = say(("user", "Lena and I broke up last week."), ("assistant", "I'm sorry.")).candidates
-    assert [(c.predicate, c.object) for c in found] == [("left", "Lena")]
+    assert [(c.predicate, c.object) for c in found] == [
+        ("no_longer_partner", ""),
+        ("left", "Lena"),
+        ("relationship_status", "single"),
+    ]
     assert found[0].claim.startswith("Lena and User broke up")

@@ -179,3 +179,34 @@ def test_ones_own_company_unnamed_is_no_new_employer(text: str) -> None:
 
 def test_a_liking_of_a_pronoun_with_more_words_is_kept() -> None:
     assert claims("I read that novel last summer and loved it.")
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("We broke up.", "user"),
+        ("Noor and I split up last month.", "user"),
+        ("I broke up with my boyfriend.", "user"),
+        ("My brother broke up with his girlfriend.", "user's brother"),
+    ],
+)
+def test_a_break_up_ends_the_partner(text: str, subject: str) -> None:
+    found = [f for f in facts(text) if f[1] != "left"]  # "left" the partner named, as before
+    assert found == [(subject, "no_longer_partner", ""), (subject, "relationship_status", "single")]
+
+
+@pytest.mark.parametrize("text", ["We didn't break up.", "We might break up.", "The band broke up."])
+def test_what_is_no_break_up(text: str) -> None:
+    assert not [f for f in facts(text) if f[1] == "relationship_status"]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("I started smoking again.", ("user", "smoke", "smoking")),
+        ("I started running again.", ("user", "hobby", "running")),
+        ("I moved back in with my parents.", ("user", "lives_with", "User's parents")),
+    ],
+)
+def test_taken_up_again(text: str, wanted: tuple[str, str, str]) -> None:
+    assert facts(text) == [wanted]

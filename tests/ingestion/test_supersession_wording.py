@@ -59,7 +59,7 @@ def test_a_new_value_in_ordinary_wording_supersedes_the_old_one(
         ("I work at Google.", "I don't work at Google anymore.", "works_at", "Google", "no_longer_works_at"),
         ("I work at Google.", "I'm no longer at Google.", "works_at", "Google", "no_longer_works_at"),
         ("I have a Honda Civic.", "I sold my Honda Civic.", "owns", "Honda Civic", "left"),
-        ("My boyfriend Alex is great.", "Alex and I broke up.", "partner", "Alex", "left"),
+        ("My boyfriend Alex is great.", "Alex and I broke up.", "partner", "Alex", "no_longer_partner"),
         ("I live in Berlin.", "I don't live in Berlin anymore.", "lives_in", "Berlin", "no_longer_lives_in"),
         ("I'm vegan.", "I'm not vegan anymore.", "diet", "vegan", "no_longer_diet"),
         ("I eat meat every day.", "I no longer eat meat.", "eat", "meat every day", "no_longer_eat"),
