@@ -10,7 +10,8 @@ Read from the text, no parse:
 
 - the user's turn is short (``MAX_ACCEPTING_WORDS``) and opens by taking something up: "let's go with
   that", "I'll take the second one", "yes please" (this one only for an offer: "Shall I book …?"), or names
-  one of the options before "it is" ("Miso it is!");
+  one of the options before "it is" ("Miso it is!"), before "is perfect" ("Milo is perfect!") or after a
+  verb of taking ("I'll take the ThinkPad": the one option with those words);
 - the assistant's turn just before it proposes one thing: "I'd recommend …", "how about …", "you could try
   …", "shall I …". Of its proposals the last one counts (the one the user answers). "That"/"it" over two
   options ("Biscuit or Maple?") is left alone; "the second one" picks from them.
@@ -59,8 +60,22 @@ _PROPOSALS = re.compile(
     r"(?P<offer>shall i|should i|would you like me to|do you want me to|want me to))\s+(?P<what>[^.!?\n]+)",
     re.IGNORECASE,
 )
-#: One of the options, taken up by its name: "Miso it is!", "OK, the ThinkPad T14 it is."
-_NAMED = re.compile(rf"(?:{_OPENER})*(?P<name>[\w'’ -]{{1,40}}?)\s+it is\b[\s.!]*$", re.IGNORECASE)
+#: One of the options, taken up by its name: "Miso it is!", "OK, the ThinkPad T14 it is.", "Milo is
+#: perfect!", "I'll take the ThinkPad, I prefer Linux."
+_NAMED = (
+    re.compile(rf"(?:{_OPENER})*(?P<name>[\w'’ -]{{1,40}}?)\s+it is\b[\s.!]*$", re.IGNORECASE),
+    re.compile(
+        rf"(?:{_OPENER})*(?P<name>[\w'’ -]{{1,40}}?)\s+(?:is|sounds|would be)\s+"
+        r"(?:perfect|great|good|lovely|ideal|the one)\b[\s.!]*$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"(?:{_OPENER})*(?:let'?s|i'?ll|we'?ll|i will|we will|i'?m going to|we'?re going to)\s+"
+        r"(?:go (?:with|for)|use|try|take|book|pick|choose|get|order)\s+"
+        r"(?P<name>[\w'’ -]{1,40}?)(?=\s*(?:[,.!;]|$))",
+        re.IGNORECASE,
+    ),
+)
 _TAIL = re.compile(r",?\s+(?:which|since|because|as|so that|so|if|for example)\b.*$|[\s,;:]+$", re.IGNORECASE)
 _OPTIONS = re.compile(r",\s*(?:or\s+)?|\s+or\s+", re.IGNORECASE)
 _ORDINALS: Final = {"first": 0, "second": 1, "third": 2, "last": -1}
@@ -80,7 +95,7 @@ def accepted(previous: MessageIn | None, message: MessageIn, speakers: Speakers)
     last = proposals[-1]
     offer = last.group("offer") is not None
     taking = _TAKING.match(message.content)
-    named = None if taking or offer else _NAMED.match(message.content)  # "Miso it is!"
+    named = None if taking or offer else _named(message.content)  # "Miso it is!"
     # a plain yes takes up an offer; to a recommendation it may only agree that it is good
     matched = taking or named or (_YES.match(message.content) if offer else None)
     if matched is None:
@@ -126,8 +141,20 @@ def _choice(proposal: str, ordinal: str | None) -> str | None:
     return options[index]
 
 
+def _named(content: str) -> re.Match[str] | None:
+    return next((m for pattern in _NAMED if (m := pattern.match(content)) is not None), None)
+
+
 def _named_option(proposal: str, name: str) -> str | None:
-    """The option of the proposal the user names ("Miso" of "Miso or Pepper"), None for any other name."""
+    """The option of the proposal the user names ("Miso" of "Miso or Pepper"; "the ThinkPad" of "the
+    MacBook Air M3 or the ThinkPad X1 Carbon": the one option with the name's words in it), None for any
+    other name."""
     options = [option.strip(" ?!.") for option in _OPTIONS.split(proposal) if option.strip()]
-    wanted = name.strip().lower().removeprefix("the ")
-    return next((o for o in options if o.lower().removeprefix("the ") == wanted), None)
+    wanted = _WORD.findall(name.lower().removeprefix("the "))
+    exact = [o for o in options if _WORD.findall(o.lower().removeprefix("the ")) == wanted]
+    within = [o for o in options if _inside(wanted, _WORD.findall(o.lower()))]
+    return exact[0] if exact else within[0] if wanted and len(within) == 1 else None
+
+
+def _inside(wanted: list[str], words: list[str]) -> bool:
+    return any(words[i : i + len(wanted)] == wanted for i in range(len(words) - len(wanted) + 1))

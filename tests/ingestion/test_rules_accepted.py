@@ -50,6 +50,22 @@ def test_an_option_taken_up_by_its_name() -> None:
     ) == ["User went with the assistant's suggestion: Clint Yeastwood."]
 
 
+@pytest.mark.parametrize(
+    ("answer", "option"),
+    [
+        ("Juniper is perfect!", "Juniper"),
+        ("Ok, I'll take the Framework, I want to repair it myself.", "the Framework 13"),
+        ("Let's go with Pike.", "Pike"),
+    ],
+)
+def test_an_option_taken_up_by_its_name_in_other_words(answer: str, option: str) -> None:
+    assert decided(
+        ("user", "Ideas for a name, or a laptop?"),
+        ("assistant", "How about Juniper, Pike, or the Framework 13?"),
+        ("user", answer),
+    ) == [f"User went with the assistant's suggestion: {option}."]
+
+
 def test_an_offer_taken_up_with_a_plain_yes() -> None:
     assert decided(
         ("user", "I always forget to water the plants."),
@@ -65,6 +81,8 @@ def test_an_offer_taken_up_with_a_plain_yes() -> None:
         (("assistant", "I'd recommend the blue one."), ("user", "Yes.")),  # may only agree it is good
         (("assistant", "You could try Zed or Neovim."), ("user", "Ok, I'll try that.")),  # which one?
         (("assistant", "How about Zed or Neovim?"), ("user", "Helix it is.")),  # no option of the assistant's
+        (("assistant", "How about Zed or Neovim?"), ("user", "That is perfect.")),  # which one?
+        (("assistant", "How about the Zed Pro or the Zed Lite?"), ("user", "I'll take the Zed.")),  # both
         (("assistant", "Shall I send you the summary?"), ("user", "Thanks!")),  # may close the topic too
         (("assistant", "I'd recommend the blue one."), ("user", "Let's go with that. " + "word " * 20)),
         (("user", "My friend says: try the blue one."), ("user", "Ok, let's go with that.")),  # no assistant
