@@ -63,8 +63,12 @@ class Clause:
 
 
 def subject_of(head: Token) -> Token | None:
-    """The head's own subject token, if it has one."""
-    return next((c for c in head.children if c.dep_ in SUBJECT_DEPS), None)
+    """The head's own subject token, if it has one; of two, not a word set off by a comma ("Ugh, my
+    employer called …": the interjection is parsed as a second subject)."""
+    found = [c for c in head.children if c.dep_ in SUBJECT_DEPS]
+    doc = head.doc
+    apart = [c for c in found if len(found) > 1 and c.i + 1 < len(doc) and doc[c.i + 1].text == ","]
+    return next((c for c in found if c not in apart), found[0] if found else None)
 
 
 def is_first_person(tok: Token) -> bool:

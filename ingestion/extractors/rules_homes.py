@@ -1,6 +1,7 @@
-"""A home said by what one rents or moved into: "I'm renting an apartment in Brooklyn", "We rent a flat in
-Leeds" → ``lives_in`` Brooklyn / Leeds; "We bought a house in New Jersey and moved in last week" →
-``lives_in`` New Jersey (an event). Before, the first was a generic ``rent`` and the second an ``owns`` with
+"""A home said by what one rents, shares or moved into: "I'm renting an apartment in Brooklyn", "We rent a
+flat in Leeds", "My partner and I share a flat in Glasgow" → ``lives_in`` Brooklyn / Leeds / Glasgow; "We
+bought a house in New Jersey and moved in last week" → ``lives_in`` New Jersey (an event). Before, the first
+was a generic ``rent`` and the second an ``owns`` with
 nothing about the home, so a later move left the old town live and "where do I live?" had no ``lives_in``.
 
 Only a home noun ("apartment", "house", "flat") in a place by name, rented now (not "I rented a car in
@@ -27,8 +28,8 @@ from ingestion.extractors.rules_grammar import (
 )
 from ingestion.extractors.rules_lexicon import HOME_NOUNS, words
 
-#: Verbs of renting a home now.
-RENT_VERBS: Final = words("rent lease sublet")
+#: Verbs of renting (or sharing) a home now.
+RENT_VERBS: Final = words("rent lease sublet share")
 #: Verbs of getting a home, which a "moved in" after them makes the home lived in.
 GOT_VERBS: Final = words("buy rent find get purchase")
 #: The claim of a move into a home just got: the clause itself is only "moved in".

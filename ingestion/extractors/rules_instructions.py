@@ -72,8 +72,8 @@ def _opener_at(tokens: list[Token], i: int) -> tuple[str, ...] | None:
 MISREAD_TAGS: Final = frozenset({"NN", "NNS", "JJ", "VBD", "VBN"})  # "Always put …": "put" read as a past
 
 
-#: Imperatives that are standing on their own, without "always" ("Avoid jargon", "so avoid red-green charts").
-STANDING_VERBS: Final = frozenset({"avoid"})
+#: Imperatives that are standing on their own, without "always" ("Avoid jargon", "so skip the wine pairings").
+STANDING_VERBS: Final = frozenset({"avoid", "skip"})
 
 
 def _standing_verb(tokens: list[Token], i: int) -> bool:

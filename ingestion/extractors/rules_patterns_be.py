@@ -113,6 +113,31 @@ def _a_person(noun: Token) -> bool:
     return noun.pos_ == "PROPN" or noun.ent_type_ == "PERSON" or speakers_own(noun)
 
 
+#: What one is "at" a company without working there ("a customer at Acme", "a member at the club").
+NOT_JOBS: Final = frozenset(
+    {
+        "member",
+        "regular",
+        "customer",
+        "client",
+        "patient",
+        "guest",
+        "user",
+        "subscriber",
+        "visitor",
+        "resident",
+    }
+)
+
+
+def _at_a_company(attr: Token) -> bool:
+    """ "an actuary at Pinebrook Insurance": a noun the lexicon does not know, at an organisation the model
+    names, is a job all the same."""
+    employer = prep_object(attr, ("at", "for"))
+    known = employer is not None and employer.ent_type_ == "ORG"
+    return known and attr.pos_ == "NOUN" and attr.lemma_.lower() not in NOT_JOBS
+
+
 def _attr_facts(clause: Clause, attr: Token) -> list[Fact]:
     lemma, low = attr.lemma_.lower(), attr.lower_
     speaker = clause.subject_kind in ("speaker", "implicit")  # not "my sister's favourite book is Emma"
@@ -131,7 +156,7 @@ def _attr_facts(clause: Clause, attr: Token) -> list[Fact]:
         if school is not None:
             facts.append(Fact("studies_at", "fact", phrase(school, clause)))
         return facts
-    if lemma in OCCUPATIONS:
+    if lemma in OCCUPATIONS or _at_a_company(attr):
         facts = [Fact("job_title", "fact", core(attr))]
         employer = prep_object(attr, ("at", "for", "with"))
         if employer is not None:

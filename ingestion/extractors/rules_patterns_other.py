@@ -48,6 +48,7 @@ from ingestion.extractors.rules_patterns import speaker_facts
 from ingestion.extractors.rules_rewrite import Speakers
 from ingestion.extractors.rules_settings import new_amount
 from ingestion.extractors.rules_time_zones import own_zone
+from ingestion.extractors.rules_work_setting import EMPLOYERS, work_setting_facts
 
 FAVORITE_WORDS: Final = frozenset({"favorite", "favourite", "fave", "fav"})
 #: "my <noun> is X" → predicate.
@@ -145,6 +146,10 @@ def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> 
         return speakers.subject, [] if pred == "birthday" else [Fact(pred, kind, phrase(value, clause))]
     if noun in RELATION_NOUNS and value is not None and value.pos_ == "PROPN":
         return speakers.subject, []  # "my wife is Sara": a relationship, see rules_relations
+    calls = noun in EMPLOYERS and head.lemma_.lower() == "call"  # not "my boss works from home": the boss's
+    setting = work_setting_facts(clause) if calls else []
+    if setting:  # "My employer called us back to the office": where the speaker works from
+        return speakers.subject, setting
     gone = _gone(clause)
     if gone is not None:  # "My manager left in October": no manager now
         return speakers.subject, [gone]

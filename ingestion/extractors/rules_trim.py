@@ -60,6 +60,8 @@ DISCOURSE_WORDS: Final = frozenset(
         "um",
         "uh",
         "hmm",
+        "ugh",
+        "welp",
         "guess",
         "right",
     }
@@ -165,6 +167,11 @@ def _aside(toks: list[Token]) -> int | None:
     return comma if all(t.i in inside for t in toks[:comma]) else None
 
 
+def _set_off(toks: list[Token]) -> bool:
+    """The first word stands apart, a comma after it ("Ugh, my employer …", where it is parsed a subject)."""
+    return len(toks) > 1 and toks[1].text == ","
+
+
 def _said_aside(toks: list[Token]) -> int | None:
     """Where a fixed aside about the telling ends ("just so you know", "for future reference", "FYI"), when
     a comma or a colon follows it."""
@@ -225,7 +232,7 @@ def trim(tokens: list[Token], names: set[str]) -> list[Token]:
             first.pos_ in _TRIM_POS
             or first.dep_ == "intj"  # "Thanks, I ...": tagged a noun, used as an interjection
             or first.tag_ == "LS"  # a list item's number: "1. I use vim", "2) I moved"
-            or (first.lower_ in DISCOURSE_WORDS and first.dep_ not in SUBJECT_DEPS)
+            or (first.lower_ in DISCOURSE_WORDS and (first.dep_ not in SUBJECT_DEPS or _set_off(toks)))
         ):
             toks = toks[1:]
         else:

@@ -35,7 +35,7 @@ _VERBS: Final = frozenset({"work", "be", "go", "come", "return", "call"})
 #: Verbs of what one must do, whose "to be in the office" is the setting ("we have to be in the office").
 _MUST: Final = frozenset({"have", "need"})
 #: Who calls the speaker's staff back ("my company", "our boss").
-_EMPLOYERS: Final = frozenset({"company", "employer", "boss", "firm", "management", "work", "job", "ceo"})
+EMPLOYERS: Final = frozenset({"company", "employer", "boss", "firm", "management", "work", "job", "ceo"})
 
 
 def work_setting_facts(clause: Clause) -> list[Fact]:
@@ -77,7 +77,7 @@ def _back_to_the_office(clause: Clause, near: set[str], lemma: str, words: set[s
     if lemma != "call":
         return _lasts(clause, words)
     subject = clause.subject
-    return subject is not None and subject.lemma_.lower() in _EMPLOYERS
+    return subject is not None and subject.lemma_.lower() in EMPLOYERS  # "my company called everyone back"
 
 
 def _lasts(clause: Clause, words: set[str]) -> bool:

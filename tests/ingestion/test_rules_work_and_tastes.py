@@ -210,3 +210,35 @@ def test_what_is_no_break_up(text: str) -> None:
 )
 def test_taken_up_again(text: str, wanted: tuple[str, str, str]) -> None:
     assert facts(text) == [wanted]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        (
+            "I'm a sommelier at Harrow Hotels.",  # no job of the lexicon: at an organisation all the same
+            [("user", "job_title", "sommelier"), ("user", "works_at", "Harrow Hotels")],
+        ),
+        ("Ugh, my employer called us back to the office.", [("user", "work_setting", "in the office")]),
+        ("My flatmate and I share a flat in Dundee.", [("user", "lives_in", "Dundee")]),
+        (
+            "I don't drink, so skip the wine pairings.",
+            [("user", "instructs_assistant", "skip the wine pairings")],
+        ),
+    ],
+)
+def test_said_in_other_words(text: str, wanted: list[tuple[str, str, str]]) -> None:
+    found = facts(text)
+    assert all(w in found for w in wanted), found
+
+
+@pytest.mark.parametrize(
+    ("text", "unwanted"),
+    [
+        ("I'm a customer at Harrow Hotels.", "works_at"),
+        ("My boss works from home.", "work_setting"),  # the boss's, not the speaker's
+        ("Skip this part.", "instructs_assistant"),
+    ],
+)
+def test_what_only_looks_like_it(text: str, unwanted: str) -> None:
+    assert not [f for f in facts(text) if f[1] == unwanted and f[0] == "user"]
