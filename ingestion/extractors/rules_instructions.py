@@ -258,7 +258,10 @@ _ASKING: Final = (("can", "you"), ("could", "you"), ("would", "you"))
 
 
 def _user_asks(condition: list[Token]) -> bool:
+    """ "when I ask for code", or of the answer itself: "when you give me code", "if you write SQL"."""
     said = [t.lower_ for t in condition]
+    if "you" in said:
+        return any(t.lemma_.lower() in OUTPUT_VERBS for t in condition)
     return "i" in said and any(t.lemma_.lower() in REQUEST_VERBS for t in condition)
 
 

@@ -113,6 +113,8 @@ def _a_person(noun: Token) -> bool:
     return noun.pos_ == "PROPN" or noun.ent_type_ == "PERSON" or speakers_own(noun)
 
 
+#: Who studies at a school ("a sophomore at UCLA" is a student there, no employee).
+STUDENTS: Final = frozenset({"student", "sophomore", "freshman", "undergrad", "undergraduate", "postgrad"})
 #: What one is "at" a company without working there ("a customer at Acme", "a member at the club").
 NOT_JOBS: Final = frozenset(
     {
@@ -150,7 +152,7 @@ def _attr_facts(clause: Clause, attr: Token) -> list[Fact]:
         return [Fact("diet", "fact", object_text=low)]
     if attr.like_num and _has_an_age(clause):  # "I'm 34", "my son is 4"; not "my budget is $2,000"
         return [Fact("age", "fact", object_text=attr.text)]
-    if lemma == "student":
+    if lemma in STUDENTS:
         school = prep_object(attr, ("at", "in"))
         facts = [Fact("job_title", "fact", object_text="student")]
         if school is not None:

@@ -225,6 +225,8 @@ def test_taken_up_again(text: str, wanted: tuple[str, str, str]) -> None:
             "I don't drink, so skip the wine pairings.",
             [("user", "instructs_assistant", "skip the wine pairings")],
         ),
+        ("When you show me code, add comments.", [("user", "instructs_assistant", "add comments")]),
+        ("I'm a sophomore at UCLA.", [("user", "studies_at", "UCLA")]),  # a student there, no employee
     ],
 )
 def test_said_in_other_words(text: str, wanted: list[tuple[str, str, str]]) -> None:
@@ -238,6 +240,8 @@ def test_said_in_other_words(text: str, wanted: list[tuple[str, str, str]]) -> N
         ("I'm a customer at Harrow Hotels.", "works_at"),
         ("My boss works from home.", "work_setting"),  # the boss's, not the speaker's
         ("Skip this part.", "instructs_assistant"),
+        ("When you see Tom, say hi.", "instructs_assistant"),  # not of the answers
+        ("I'm a sophomore at UCLA.", "works_at"),
     ],
 )
 def test_what_only_looks_like_it(text: str, unwanted: str) -> None:
