@@ -295,13 +295,13 @@ def verb_facts(clause: Clause, *, positive: bool = False) -> list[Fact]:
 
 def generic_fact(clause: Clause) -> Fact | None:
     """The fallback: predicate = verb lemma (+ particle, "not_" if negated), object = rest of the clause."""
-    head = clause.head
+    head, subject = clause.head, clause.subject
     rest = [t for t in clause.tokens if t.i != head.i]
-    dated = head.lemma_ == "be" and clause.subject is not None and clause.subject.pos_ == "NOUN"
+    said = head.lemma_ == "be" or first_child(head, "auxpass") is not None  # "our launch is planned for …"
+    dated = said and subject is not None and subject.pos_ == "NOUN"
     dated = dated and any(t.ent_type_ in ("DATE", "TIME") for t in rest)  # "my standup is at 9:30"
-    if substantive_count(rest, clause.subject) < MIN_SUBSTANTIVE_WORDS and not dated:
+    if substantive_count(rest, subject) < MIN_SUBSTANTIVE_WORDS and not dated:
         return None
-    subject = clause.subject
     if (
         subject is not None
         and subject.lower_ == "we"

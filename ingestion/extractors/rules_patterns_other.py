@@ -51,6 +51,8 @@ from ingestion.extractors.rules_time_zones import own_zone
 from ingestion.extractors.rules_work_setting import EMPLOYERS, work_setting_facts
 
 FAVORITE_WORDS: Final = frozenset({"favorite", "favourite", "fave", "fav"})
+#: Words of a favourite held now, not of its kind ("my *new* favorite show": a show).
+_FOR_NOW: Final = frozenset({"new", "current", "latest"})
 #: "my <noun> is X" → predicate.
 POSSESSION_SUBJECTS: Final = {
     "hobby": "hobby",
@@ -85,7 +87,7 @@ def _favorite_noun(noun: Token) -> Token | None:
 
 
 def _favorite_fact(thing: Token, value: Token, clause: Clause) -> Fact:
-    words = " ".join(t.text for t in core(thing) if t.lower_ not in FAVORITE_WORDS)
+    words = " ".join(t.text for t in core(thing) if t.lower_ not in FAVORITE_WORDS | _FOR_NOW)
     return Fact(favorite_predicate(words), "preference", phrase(value, clause))
 
 

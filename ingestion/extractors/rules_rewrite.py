@@ -255,7 +255,9 @@ def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
 
 
 #: Prepositions that lead into a time and say nothing without it ("until June", "since March").
-_TIME_LEAD_INS: Final = frozenset({"until", "till", "since", "by", "through", "before", "after", "from"})
+_TIME_LEAD_INS: Final = frozenset(
+    {"until", "till", "since", "by", "through", "before", "after", "from", "for", "on", "in", "at", "during"}
+)
 #: "the end / start / middle of" a time.
 _PART_OF_A_TIME: Final = frozenset({"end", "start", "beginning", "middle"})
 

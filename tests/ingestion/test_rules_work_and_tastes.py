@@ -246,3 +246,14 @@ def test_said_in_other_words(text: str, wanted: list[tuple[str, str, str]]) -> N
 )
 def test_what_only_looks_like_it(text: str, unwanted: str) -> None:
     assert not [f for f in facts(text) if f[1] == unwanted and f[0] == "user"]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("Our launch is planned for March 3rd.", ("user's launch", "plan", "")),  # the date is the claim's
+        ("My new favorite show is Severance.", ("user", "favorite_show", "Severance")),
+    ],
+)
+def test_a_date_planned_and_a_favourite_now(text: str, wanted: tuple[str, str, str]) -> None:
+    assert facts(text) == [wanted]
