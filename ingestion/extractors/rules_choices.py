@@ -6,8 +6,7 @@ Only a thing chosen: not people one goes with ("I went with my sister to the con
 Priya": after "go", one capitalised word alone is taken for a person, so "we went with Hetzner" stays as
 it is said, unless it is chosen over another: "we went with Hetzner over AWS"), a pronoun ("I'll go with
 that": ``rules_accepted`` reads it with the assistant's words) or an idiom ("go with the flow", "go with
-my gut"). A habit ("I usually go with oat milk") is a taste, not a
-choice, and stays as it is said.
+my gut"). A habit ("I usually go with oat milk") is a taste, not a choice, and stays as it is said.
 """
 
 from __future__ import annotations

@@ -152,9 +152,7 @@ def core(tok: Token) -> tuple[Token, ...]:
     ]
     of = next((c for c in tok.rights if c.dep_ == "prep" and c.lower_ == "of"), None)
     field = next((c for c in of.children if c.dep_ == "pobj"), None) if of is not None else None
-    if (
-        of is not None and field is not None and tok.lemma_.lower() in OF_HEADS
-    ):  # "head of data", "VP of Sales"
+    if of is not None and field is not None and tok.lemma_.lower() in OF_HEADS:  # "head of data"
         return (*sorted(toks, key=lambda t: t.i), tok, of, *core(field))
     return (*sorted(toks, key=lambda t: t.i), tok)
 

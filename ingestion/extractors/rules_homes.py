@@ -1,8 +1,8 @@
 """A home said by what one rents, shares or moved into: "I'm renting an apartment in Brooklyn", "We rent a
 flat in Leeds", "My partner and I share a flat in Glasgow" → ``lives_in`` Brooklyn / Leeds / Glasgow; "We
 bought a house in New Jersey and moved in last week" → ``lives_in`` New Jersey (an event). Before, the first
-was a generic ``rent`` and the second an ``owns`` with
-nothing about the home, so a later move left the old town live and "where do I live?" had no ``lives_in``.
+was a generic ``rent`` and the second an ``owns`` with nothing about the home, so a later move left the old
+town live and "where do I live?" had no ``lives_in``.
 
 Only a home noun ("apartment", "house", "flat") in a place by name, rented now (not "I rented a car in
 Lisbon", "I rented a cabin in Tahoe last summer", "we're renting a flat in Rome in July") or bought and then

@@ -101,6 +101,8 @@ HABIT_WORDS: Final = frozenset(
         "normally",
     }
 )
+#: Words that join a second verb to the first ("… and are renting").
+_JOINERS: Final = frozenset({"and", "but", "or", ","})
 _CONTRACTIONS: Final = {"'ll": "will", "ll": "will"}
 #: How the parser attaches "both" right after the verb when it qualifies the subject ("we're both"), not the
 #: object ("we love both of them": dobj).
@@ -237,12 +239,7 @@ def agreement_indexes(doc: Doc, rewritten_subjects: Iterable[str]) -> set[int]:
                 continue  # "I quit the bakery and started at X": "quit" is past, not "quits"
             if finite.tag_ == "VBP" and is_irregular_past(finite.text):
                 continue  # "We rewrote the frontend", tagged a present: not "rewrotes"
-            joined = finite.i > 0 and doc[finite.i - 1].lower_ in (
-                "and",
-                "but",
-                "or",
-                ",",
-            )  # "… and are renting"
+            joined = finite.i > 0 and doc[finite.i - 1].lower_ in _JOINERS  # "… and are renting"
             if verb.i != tok.head.i and finite.lower_ == "are" and not joined:
                 continue  # "… and their slopes are equal", misread as a second verb of the speaker's
             if finite.i > tok.i and (finite.tag_ == "VBP" or finite.lower_ in ("were", "'re")):
