@@ -42,11 +42,14 @@ _ARRANGEMENT_CUE = re.compile(
     re.I,
 )
 #: What one is (or has been) training, preparing, saving or studying for, a few words before the date: "I'm
-#: training for a marathon in May", "I've been studying for my exam on June 1" (not "I had been …").
+#: training for a marathon in May", "I've been studying for my exam on June 1" (not "I had been …"); the
+#: name of what is prepared for may be longer than an arrangement's words ("the AWS Solutions Architect
+#: exam in June").
+PREPARING_GAP_WORDS: Final = 6
 _PREPARING_CUE = re.compile(
     r"(?:\b(?:am|is|are)|['’](?:m|s|re)|(?<!had )(?<!['’]d )\bbeen)\s+(?:\w+ly\s+)?"
     r"(?:training|preparing|saving|cramming|studying|revising)\s+for"
-    rf"(?:\s+[^\s.!?]+){{0,{ARRANGEMENT_GAP_WORDS}}}\s+$",
+    rf"(?:\s+[^\s.!?]+){{0,{PREPARING_GAP_WORDS}}}\s+$",
     re.I,
 )
 #: Right before the date, a present "is" ("My flight is on March 12", "The deadline's Friday", "Her party is

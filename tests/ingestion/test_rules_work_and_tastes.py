@@ -73,6 +73,12 @@ def test_a_return_said_ahead_is_dated_ahead() -> None:
     assert claim == "User is going back to the office in January 2025."  # said in May 2024
 
 
+def test_what_one_prepares_for_by_a_long_name_is_ahead() -> None:
+    assert claims("I'm preparing for the Cloud Practitioner certification exam in June.") == [
+        "User is preparing for the Cloud Practitioner certification exam in June 2024."
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "decided"),
     [
