@@ -73,6 +73,7 @@ from ingestion.extractors.rules_relations import relation_facts
 from ingestion.extractors.rules_rewrite import ASSISTANT_DISPLAY, Renderer, Speakers
 from ingestion.extractors.rules_settings import new_setting
 from ingestion.extractors.rules_taken_off import taken_off
+from ingestion.extractors.rules_version_fix import version_fix
 from ingestion.extractors.summary import summarise
 
 #: Words that join a statement to the instruction after it ("I'm vegan, so please never …").
@@ -178,6 +179,8 @@ def worth_reading(sent: Span, names: Sequence[str]) -> bool:
     if any(t.lower_ in SPEAKER_WORDS and t.tag_ in ("PRP", "PRP$") for t in sent) or says_lets(sent):
         return True
     if names_a_death(sent) or permission(sent) is not None:  # "Milo passed away", "You can use X again"
+        return True
+    if version_fix(sent) is not None:  # "Correction: it's Flask 2.3, not 2.2."
         return True
     if calls_off_the_plan(sent):  # "The Lisbon trip was cancelled."
         return True

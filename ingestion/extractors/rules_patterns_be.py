@@ -36,6 +36,7 @@ from ingestion.extractors.rules_grammar import (
 )
 from ingestion.extractors.rules_lexicon import (
     DIETS,
+    GROUP_NOUNS,
     INTEREST_ADJECTIVES,
     JOB_NOUNS,
     JOB_TAKING_VERBS,
@@ -45,6 +46,7 @@ from ingestion.extractors.rules_lexicon import (
     RELATION_NOUNS,
     RELATIONSHIP_STATUSES,
 )
+from ingestion.temporal import MONTH_WORDS, WEEKDAYS
 
 POSSESSION_VERBS: Final = frozenset({"have", "get", "own"})
 NAME_TEMPLATE: Final = "{s}'s name is {o}."
@@ -113,6 +115,10 @@ def _a_person(noun: Token) -> bool:
     return noun.pos_ == "PROPN" or noun.ent_type_ == "PERSON" or speakers_own(noun)
 
 
+#: Named things one is "on" that are no tool one uses ("on Broadway", "on Main Street"; a day or a month is
+#: read by its name); the model's other labels of product names are many ("React 17" an event, "Vue 3" a
+#: date, "MacBook Pro" a person), so those are kept.
+NOT_TOOLS: Final = frozenset({"GPE", "LOC", "FAC"})
 #: Who studies at a school ("a sophomore at UCLA" is a student there, no employee).
 STUDENTS: Final = frozenset({"student", "sophomore", "freshman", "undergrad", "undergraduate", "postgrad"})
 #: What one is "at" a company without working there ("a customer at Acme", "a member at the club").
@@ -130,6 +136,11 @@ NOT_JOBS: Final = frozenset(
         "resident",
     }
 )
+
+
+def _a_day(tok: Token) -> bool:
+    """ "on Monday", "on March 3rd": a day, not a tool."""
+    return tok.lower_ in WEEKDAYS or tok.lower_ in MONTH_WORDS or tok.ent_type_ == "TIME"
 
 
 def _at_a_company(attr: Token) -> bool:
@@ -187,6 +198,11 @@ def copula_facts(clause: Clause, *, positive: bool = False) -> list[Fact]:
     origin = prep_object(head, ("from",))
     if origin is not None and any(a_name(t) for t in origin.subtree):  # "from Leeds", "from a town in Ohio"
         facts.append(Fact("is_from", "fact", phrase(origin, clause)))
+    on = prep_object(head, ("on",))
+    if on is not None and on.pos_ == "PROPN" and on.ent_type_ not in NOT_TOOLS and not _a_day(on):
+        said = phrase(on, clause, times=True)  # "Vue 3", read as a date
+        if not any(t.lemma_.lower() in GROUP_NOUNS for t in said):  # "We're on React 17"; not "on Team X"
+            facts.append(Fact("uses", "fact", said))
     liked = prep_object(head, ("into",))
     if liked is not None:
         facts += split_conjuncts(Fact("likes", "preference", phrase(liked, clause)), liked, clause)

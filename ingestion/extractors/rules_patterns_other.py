@@ -48,6 +48,7 @@ from ingestion.extractors.rules_patterns import speaker_facts
 from ingestion.extractors.rules_rewrite import Speakers
 from ingestion.extractors.rules_settings import new_amount
 from ingestion.extractors.rules_time_zones import own_zone
+from ingestion.extractors.rules_version_fix import version_fix_fact
 from ingestion.extractors.rules_work_setting import EMPLOYERS, work_setting_facts
 
 FAVORITE_WORDS: Final = frozenset({"favorite", "favourite", "fave", "fav"})
@@ -191,6 +192,9 @@ def _opinion(clause: Clause) -> Fact | None:
 def other_facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
     """(subject, facts) for a clause whose subject is someone/something else."""
     head, subj = clause.head, clause.subject
+    fixed = version_fix_fact(clause.sent) if head.i == clause.sent.root.i else None
+    if fixed is not None:  # "Correction: it's Flask 2.3, not 2.2."
+        return speakers.subject, [fixed]
     surface = favorite_surface(clause)
     if surface is not None:
         return speakers.subject, [surface]

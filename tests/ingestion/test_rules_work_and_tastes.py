@@ -263,3 +263,27 @@ def test_what_only_looks_like_it(text: str, unwanted: str) -> None:
 )
 def test_a_date_planned_and_a_favourite_now(text: str, wanted: tuple[str, str, str]) -> None:
     assert facts(text) == [wanted]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("Correction: it's Django 4.2, not 4.1.", [("user", "uses", "Django 4.2")]),
+        ("Sorry, that was Node 20, not 18.", [("user", "uses", "Node 20")]),
+        ("It's Django, not Flask.", []),  # no version
+    ],
+)
+def test_a_version_corrected_with_a_pronoun(text: str, wanted: list[tuple[str, str, str]]) -> None:
+    assert facts(text) == wanted
+
+
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        ("We're on Vue 3 now.", "Vue 3"),
+        ("I'm on Windows 11 with WSL2.", "Windows 11"),
+        ("I'm on Broadway.", None),
+    ],
+)
+def test_a_tool_one_is_on(text: str, tool: str | None) -> None:
+    assert [f[2] for f in facts(text) if f[1] == "uses"] == ([tool] if tool else [])

@@ -34,6 +34,13 @@ from tests.ingestion.supersession_support import assert_new_value, assert_supers
         ("I prefer trains.", "I prefer flying to trains these days.", "prefers", "trains", "flying"),
         ("I live alone.", "I moved back in with my parents.", "lives_with", "alone", "User's parents"),
         ("I'm dating Ilan.", "We broke up.", "relationship_status", "dating", "single"),
+        (
+            "I'm using Django 4.1 for the API.",
+            "Correction: it's Django 4.2, not 4.1.",
+            "uses",
+            "Django 4.1",
+            "Django 4.2",
+        ),
     ],
 )
 def test_a_new_value_replaces_the_old(
