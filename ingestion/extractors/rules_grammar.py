@@ -174,14 +174,12 @@ def names_attached(tok: Token) -> list[tuple[Token, ...]]:
             found.extend(g for g in c.children if g.dep_ in NAME_SLOT_DEPS and g.pos_ == "PROPN")
     if tok.dep_ == "compound" and tok.head.pos_ == "PROPN":
         found.append(tok.head)  # "my friend Tom" parsed as compound(Tom, friend)
-    out: list[tuple[Token, ...]] = []
-    found = [name for name in found if not _is_pronoun(name)]
-    for name in found:
-        out.append(name_of(name))
-        out.extend(
-            name_of(c) for c in name.children if c.dep_ == "conj" and c.pos_ == "PROPN" and not _is_pronoun(c)
-        )
-    return out
+    named: dict[int, Token] = {}
+    for name in found:  # with every name joined to it ("Emma, Noah and Liam": a chain of conjuncts)
+        for each in (name, *name.conjuncts):
+            if each.pos_ == "PROPN" and not _is_pronoun(each) and each.i >= name.i:
+                named.setdefault(each.i, each)
+    return [name_of(name) for _, name in sorted(named.items())]
 
 
 def _is_pronoun(tok: Token) -> bool:

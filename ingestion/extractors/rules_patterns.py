@@ -26,6 +26,7 @@ from ingestion.extractors.base import Kind
 from ingestion.extractors.predicates import is_single_valued
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_diet import diet_on_facts
+from ingestion.extractors.rules_employer_at import employer_of
 from ingestion.extractors.rules_filters import substantive_count
 from ingestion.extractors.rules_grammar import (
     NAME_SLOT_DEPS,
@@ -61,7 +62,6 @@ from ingestion.extractors.rules_patterns_be import copula_facts, job_noun_facts,
 from ingestion.extractors.rules_patterns_change import change_facts
 from ingestion.extractors.rules_replacements import instead_endings
 from ingestion.extractors.rules_routines import routine_facts
-from ingestion.extractors.rules_self_employed import SELF_EMPLOYED
 from ingestion.extractors.rules_states import own_state_facts, positive_state_facts
 from ingestion.extractors.rules_verb_parts import shared_subject_verbs, verb_parts, verbs_of_their_own
 from ingestion.extractors.rules_work_setting import work_setting_facts
@@ -177,8 +177,8 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
         return None  # "I live in fear of deadlines", "I live in the moment": no home
     if pred == "works_at" and (obj.ent_type_ in ("DATE", "TIME") or obj.lemma_.lower() in NO_EMPLOYER):
         return None  # "I work at night", "I work at a fast pace", "I work at home"
-    if pred == "works_at" and obj.lower_ in ("myself", "ourselves"):
-        return (pred, SELF_EMPLOYED)  # "I work for myself"
+    if pred == "works_at" and (other := employer_of(obj, clause)) is not None:
+        return other  # "I work for myself", "my son started college at X": a school
     if pred == "job_title" and obj.lemma_.lower() in GROUP_NOUNS:
         return None  # "I work as a team with my sister": how, not what as
     if pred == "lives_in" and particle(clause.head) == "on":

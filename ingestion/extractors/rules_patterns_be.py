@@ -262,6 +262,10 @@ def possession_facts(clause: Clause) -> list[Fact]:
         return []
     noun = dobj.lemma_.lower()
     pred = "has_pet" if noun in PET_NOUNS else RELATION_NOUNS.get(noun)
+    if pred == "sibling" and noun == "twin" and lemma == "have" and is_past(head):
+        pred = "has_child"  # "my sister just had twins": born to her, not her siblings
+    if noun in ("girl", "boy") and any(c.lower_ == "baby" for c in dobj.children):
+        pred = "has_child"  # "we had a baby girl"
     if pred is not None and pred not in ("friend", "colleague", "mentor", "manager"):
         rel_kind: Kind = "fact" if pred == "has_pet" else "relationship"
         had = [Fact(pred, rel_kind, tokens, literal) for tokens, literal in _named_or_noun(dobj)]

@@ -287,3 +287,24 @@ def test_a_version_corrected_with_a_pronoun(text: str, wanted: list[tuple[str, s
 )
 def test_a_tool_one_is_on(text: str, tool: str | None) -> None:
     assert [f[2] for f in facts(text) if f[1] == "uses"] == ([tool] if tool else [])
+
+
+def test_every_name_of_a_list() -> None:
+    found = facts("I have three kids: Ines, Tomas and Vera.")
+    assert [f[2] for f in found if f[1] == "has_child"] == ["Ines", "Tomas", "Vera"]
+
+
+def test_college_started_at_a_school_is_no_employer() -> None:
+    assert facts("My son started college at Ohio State.") == [("user's son", "studies_at", "Ohio State")]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("My cousin just had twins.", ("user's cousin", "has_child", "twin")),  # born to her
+        ("I have a twin.", ("user", "sibling", "twin")),
+        ("We had a baby boy named Arlo.", ("user", "has_child", "Arlo")),
+    ],
+)
+def test_children_born(text: str, wanted: tuple[str, str, str]) -> None:
+    assert wanted in facts(text)
