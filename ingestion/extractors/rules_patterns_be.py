@@ -45,6 +45,7 @@ from ingestion.extractors.rules_lexicon import (
     PET_NOUNS,
     RELATION_NOUNS,
     RELATIONSHIP_STATUSES,
+    words,
 )
 from ingestion.temporal import MONTH_WORDS, WEEKDAYS
 
@@ -122,20 +123,7 @@ NOT_TOOLS: Final = frozenset({"GPE", "LOC", "FAC"})
 #: Who studies at a school ("a sophomore at UCLA" is a student there, no employee).
 STUDENTS: Final = frozenset({"student", "sophomore", "freshman", "undergrad", "undergraduate", "postgrad"})
 #: What one is "at" a company without working there ("a customer at Acme", "a member at the club").
-NOT_JOBS: Final = frozenset(
-    {
-        "member",
-        "regular",
-        "customer",
-        "client",
-        "patient",
-        "guest",
-        "user",
-        "subscriber",
-        "visitor",
-        "resident",
-    }
-)
+NOT_JOBS: Final = words("member regular customer client patient guest user subscriber visitor resident")
 
 
 def _a_day(tok: Token) -> bool:

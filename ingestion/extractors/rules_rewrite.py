@@ -30,6 +30,7 @@ from typing import Final
 from spacy.tokens import Doc, Token
 
 from ingestion.extractors.base import USER_SUBJECT, TimeMention
+from ingestion.extractors.rules_lexicon import words
 from ingestion.extractors.rules_nlp import is_irregular_past
 from ingestion.temporal import format_when
 
@@ -86,21 +87,7 @@ SAME_PAST_FORMS: Final = frozenset(
 #: the sentence says it is a habit ("I always cut my own hair").
 PAST_LEANING_FORMS: Final = frozenset({"quit", "hurt", "cut", "upset", "shut"})
 #: Words that make a present of a habit.
-HABIT_WORDS: Final = frozenset(
-    {
-        "always",
-        "usually",
-        "often",
-        "sometimes",
-        "never",
-        "every",
-        "each",
-        "daily",
-        "weekly",
-        "whenever",
-        "normally",
-    }
-)
+HABIT_WORDS: Final = words("always usually often sometimes never every each daily weekly whenever normally")
 #: Words that join a second verb to the first ("… and are renting").
 _JOINERS: Final = frozenset({"and", "but", "or", ","})
 _CONTRACTIONS: Final = {"'ll": "will", "ll": "will"}

@@ -184,7 +184,9 @@ def test_ones_own_company_unnamed_is_no_new_employer(text: str) -> None:
 
 
 def test_a_liking_of_a_pronoun_with_more_words_is_kept() -> None:
-    assert claims("I read that novel last summer and loved it.")
+    assert "User read that novel in summer 2023 and loved it." in claims(
+        "I read that novel last summer and loved it."
+    )
 
 
 @pytest.mark.parametrize(
