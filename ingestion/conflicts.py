@@ -12,9 +12,11 @@ import re
 from django.db.models import Q
 
 from ingestion.cancellations import calls_off, cancel_scope, cancels
+from ingestion.claim_words import numbers, unnumbered
 from ingestion.claim_words import words as _words
 from ingestion.conflicts_said import done, said_against, said_scope
 from ingestion.corrections import corrected, corrects
+from ingestion.deaths import buried, death_scope, is_death
 from ingestion.extractors.predicates import (
     LEFT,
     NOT_LEAVABLE,
@@ -27,37 +29,12 @@ from ingestion.extractors.predicates import (
 from ingestion.extractors.rules_cancellations import CANCELLED
 from ingestion.extractors.rules_instructions import PREDICATE as INSTRUCTION
 from ingestion.extractors.rules_lexicon import INSTRUCTION_VALUE_KINDS
-from ingestion.temporal import MONTH_WORDS
 from memhq.models import Candidate, Memory, MemoryKind
 
 
 def entity_of(candidate: Candidate, role: str) -> str | None:
     """The entity id of the candidate's mention in ``role`` ("subject", "object"), if resolved."""
     return next((m.get("entity_id") for m in candidate.mentions if m.get("role") == role), None)
-
-
-_MONTH = "(?:" + "|".join(sorted(MONTH_WORDS, key=len, reverse=True)) + ")"
-#: Numbers said in words ("three times a week"), read as their digits; "one" is as often a pronoun.
-NUMBER_WORDS = {
-    word: str(k)
-    for k, word in enumerate(
-        ["two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"], start=2
-    )
-}
-_NUMBER_WORD = r"\b(?:" + "|".join(NUMBER_WORDS) + r")\b"
-#: A date is one value ("1 March 2027", "March 1, 2027", "May 2024"); other numbers as written.
-_NUMBERS = re.compile(
-    rf"\b\d{{1,2}}\s+{_MONTH}\b(?:\s+\d{{4}})?|\b{_MONTH}\s+\d{{1,2}}\b(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{4}}"
-    rf"|\d+(?:[.,:/]\d+)*|{_NUMBER_WORD}",
-    re.IGNORECASE,
-)
-
-
-def numbers(text: str) -> frozenset[str]:
-    """The numbers and dates ``text`` states ("3.10", "12,500", "9:30", "1 march 2027", "three" as "3"),
-    case and spacing aside."""
-    found = (" ".join(match.casefold().split()) for match in _NUMBERS.findall(text))
-    return frozenset(NUMBER_WORDS.get(value, value) for value in found)
 
 
 def other_numbers(candidate: Candidate, memory: Memory) -> bool:
@@ -84,8 +61,8 @@ def changes_value(candidate: Candidate, memory: Memory) -> bool:
         return False
     before, after = numbers(memory.text), numbers(candidate.claim)
     one_changed = len(before - after) == 1 and len(after - before) == 1
-    said = _unnumbered(_LATELY.sub(" ", _after(candidate.claim, candidate.subject)))  # "… 3 kids now."
-    if one_changed and _leaves_out(said, _unnumbered(_after(memory.text, memory.subject))):
+    said = unnumbered(_LATELY.sub(" ", _after(candidate.claim, candidate.subject)))  # "… 3 kids now."
+    if one_changed and _leaves_out(said, unnumbered(_after(memory.text, memory.subject))):
         return True
     same_predicate = normalise_predicate(candidate.predicate) == normalise_predicate(memory.predicate)
     return one_changed and same_predicate and _same_but_number(candidate, memory)
@@ -105,7 +82,7 @@ def _same_but_number(candidate: Candidate, memory: Memory) -> bool:
     gym five times a week lately" after "to the gym three times a week". Not a claim said as one more
     ("also")."""
     said, known = candidate.object_value, memory.object_value
-    new, old = _unnumbered(_LATELY.sub(" ", said)), _unnumbered(known)
+    new, old = unnumbered(_LATELY.sub(" ", said)), unnumbered(known)
     if len(old) < MIN_OBJECT_WORDS or _ALSO.search(candidate.claim):
         return False
     return new == old and numbers(said) != numbers(known)
@@ -151,10 +128,6 @@ def _leaves_out(said: list[str], known: list[str]) -> bool:
         return False
     rest = iter(known)
     return all(word in rest for word in said)
-
-
-def _unnumbered(text: str) -> list[str]:
-    return _words(_NUMBERS.sub(" ", text))
 
 
 def same_object(candidate: Candidate, memory: Memory) -> bool:
@@ -287,8 +260,8 @@ def new_version(candidate: Candidate, memory: Memory) -> bool:
     if not is_new_version(candidate) or normalise_predicate(memory.predicate) not in VERSIONED_PREDICATES:
         return False
     new, old = numbers(candidate.object_value), numbers(memory.object_value)
-    name = _unnumbered(candidate.object_value)
-    return bool(old and name) and new != old and name == _unnumbered(memory.object_value)
+    name = unnumbered(candidate.object_value)
+    return bool(old and name) and new != old and name == unnumbered(memory.object_value)
 
 
 def contradicts(candidate: Candidate, memory: Memory) -> bool:
@@ -297,6 +270,8 @@ def contradicts(candidate: Candidate, memory: Memory) -> bool:
         return other_instruction_value(candidate, memory) or reversed_instruction(candidate, memory)
     if calls_off(candidate):
         return cancels(candidate, memory)
+    if is_death(candidate):
+        return buried(candidate, memory)
     if corrects(candidate):
         return corrected(candidate, memory)
     if new_kind_now(candidate, memory) or new_version(candidate, memory) or said_against(candidate, memory):
@@ -338,8 +313,11 @@ def _other_things(said: str, known: str) -> bool:
 
 
 def scope_filter(candidate: Candidate) -> Q:
-    """In SQL: the same subject's memories the candidate could end or replace (:func:`in_scope`)."""
+    """In SQL: the same subject's memories the candidate could end or replace (:func:`in_scope`); a death
+    the pet's (``ingestion.deaths``)."""
     name = normalise_predicate(candidate.predicate)
+    if is_death(candidate):
+        return death_scope(candidate)
     same_subject = Q(subject__iexact=candidate.subject)
     if name == LEFT:
         words = _named(candidate.object_value)
@@ -358,6 +336,8 @@ def scope_filter(candidate: Candidate) -> Q:
 
 def in_scope(candidate: Candidate, memory: Memory) -> bool:
     """In Python, what :func:`scope_filter` selects (for memories this pass holds)."""
+    if is_death(candidate):
+        return buried(candidate, memory)
     if memory.subject.casefold() != candidate.subject.casefold():
         return False
     name = normalise_predicate(candidate.predicate)

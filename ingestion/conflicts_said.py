@@ -5,6 +5,9 @@ asks them for every pair it considers):
 * a thing in progress, then done: "User is paying off User's student loans." ended by "User paid off
   User's student loans." (the same predicate and object; the memory's claim is a present progressive, the
   candidate an event that is not);
+* a thing prepared for, then done: "User is studying for the CPA exam." ended by "User passed the CPA
+  exam.", "User is training for the Boston marathon." by "User finished the Boston marathon." (a verb of
+  completion, :data:`COMPLETING`, of the object a verb of preparing, :data:`PREPARING`, was for);
 * a habit denied, then taken up, or the other way round: "User doesn't drink." (``not_drink``) and "User
   started drinking again." (``drink``), the same object.
 """
@@ -24,6 +27,18 @@ NOT_PREFIX = "not_"
 _IN_PROGRESS = re.compile(r"^(?:\S+\s+){1,4}?(?:is|are|am|has been|have been)\s+(?:\w+ly\s+)?\w+ing\b")
 
 
+#: Verbs that end the preparing for their object (an exam passed, a race run, a thesis submitted). "failed"
+#: is not one: whoever fails an exam may well go on studying for it.
+COMPLETING = frozenset(
+    {"pass", "finish", "complete", "submit", "defend", "ace", "take", "run", "sit", "publish", "hand_in"}
+)
+#: Predicates of preparing for a thing, which a verb of :data:`COMPLETING` of that thing ends.
+PREPARING = frozenset(
+    {"study", "train", "prepare", "working_on", "work_on", "write", "practice", "revise", "cram"}
+)
+_FOR = frozenset({"for", "on"})
+
+
 def _flipped(name: str) -> str:
     return name.removeprefix(NOT_PREFIX) if name.startswith(NOT_PREFIX) else NOT_PREFIX + name
 
@@ -41,6 +56,18 @@ def done(candidate: Candidate, memory: Memory) -> bool:
     return same and _IN_PROGRESS.match(memory.text) is not None and _same_words(candidate, memory)
 
 
+def completes(candidate: Candidate, memory: Memory) -> bool:
+    """The candidate says done the thing the memory says is being prepared for (module doc)."""
+    if candidate.kind != MemoryKind.EVENT or normalise_predicate(candidate.predicate) not in COMPLETING:
+        return False
+    if normalise_predicate(memory.predicate) not in PREPARING or not _IN_PROGRESS.match(memory.text):
+        return False
+    known = words(memory.object_value)
+    known = known[1:] if known and known[0] in _FOR else known
+    said = words(candidate.object_value)
+    return bool(said) and said == known
+
+
 def flips(candidate: Candidate, memory: Memory) -> bool:
     """One says "not" what the other says, of the same object (module doc)."""
     name = normalise_predicate(candidate.predicate)
@@ -49,7 +76,12 @@ def flips(candidate: Candidate, memory: Memory) -> bool:
 
 def said_against(candidate: Candidate, memory: Memory) -> bool:
     """Does the candidate end the memory by one of this module's rules?"""
-    return preferred_over(candidate, memory) or done(candidate, memory) or flips(candidate, memory)
+    return (
+        preferred_over(candidate, memory)
+        or done(candidate, memory)
+        or completes(candidate, memory)
+        or (flips(candidate, memory))
+    )
 
 
 def said_scope(candidate: Candidate) -> frozenset[str]:
@@ -58,6 +90,7 @@ def said_scope(candidate: Candidate) -> frozenset[str]:
     scope = {_flipped(name)}
     if candidate.kind == MemoryKind.EVENT:
         scope.add(name)
+        scope |= PREPARING if name in COMPLETING else frozenset()
     if set_aside(candidate):
         scope.add(PREFERS)
     return frozenset(scope)

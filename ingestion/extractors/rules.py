@@ -27,6 +27,7 @@ from typing import Final
 
 from spacy.tokens import Doc, Span, Token
 
+from ingestion.deaths import PET
 from ingestion.extractors.base import CandidateOut, EpisodeIn, ExtractionResult, MessageIn
 from ingestion.extractors.predicates import is_change
 from ingestion.extractors.rules_accepted import accepted
@@ -67,7 +68,7 @@ from ingestion.extractors.rules_lets import TEMPLATE as LETS_TEMPLATE
 from ingestion.extractors.rules_lets import lets_choice, says_lets
 from ingestion.extractors.rules_nlp import add_entities, parse_all
 from ingestion.extractors.rules_patterns import speaker_facts
-from ingestion.extractors.rules_patterns_other import names_a_death, other_facts, possessive_facts
+from ingestion.extractors.rules_patterns_other import deceased, names_a_death, other_facts, possessive_facts
 from ingestion.extractors.rules_permissions import permission, permission_fact
 from ingestion.extractors.rules_relations import relation_facts
 from ingestion.extractors.rules_rewrite import ASSISTANT_DISPLAY, Renderer, Speakers
@@ -212,7 +213,10 @@ def _instruction_candidate(found: Found, ctx: MessageContext) -> CandidateOut | 
     while main and main[0].is_punct:  # the comma after a condition said first
         main = main[1:]
     said = ctx.renderer.render(main)
-    if main and main[0].tag_ == "VBG":  # "stop suggesting wine" → "never suggest wine"
+    if main and main[0].tag_ in (
+        "VBG",
+        "VBD",
+    ):  # "stop suggesting wine" → "never suggest wine"; "if you kept"
         said = " ".join((main[0].lemma_, ctx.renderer.render(main[1:])))
     fact = instruction_fact(said, ctx.renderer.render(condition), opener, lead)
     span = (tokens[0].idx, tokens[-1].idx + len(tokens[-1]))
@@ -238,7 +242,10 @@ def _sentence_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) 
             out += _clause_candidates(clause, ctx)
         elif states_beside(clause, found[0]):  # not the instruction itself, its condition or wish
             out += _clause_candidates(_beside(clause, found[0]), ctx)
+    dead = deceased(sent)
     for rel in (*relation_facts(sent), *contact_facts(sent)):
+        if dead and rel.fact.predicate == PET and dead[0] <= rel.start_char and rel.end_char <= dead[1]:
+            continue  # "My dog Biscuit passed away": no longer a pet the user has
         tokens = tuple(t for t in sent if rel.start_char <= t.idx < rel.end_char)
         span = (rel.start_char, rel.end_char)
         cand = build_candidate(ctx, rel.fact, ctx.speakers.subject, tokens, span, clause=None, primary=False)

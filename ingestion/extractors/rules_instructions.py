@@ -27,10 +27,18 @@ from typing import Final
 
 from spacy.tokens import Span, Token
 
+from ingestion.extractors.rules_answer_words import (
+    AT_HAND,
+    FORM_OBJECTS,
+    FORM_VERBS,
+    FORM_WORDS,
+    OUTPUT_VERBS,
+)
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_grammar import Fact, is_negated, name_of
-from ingestion.extractors.rules_lexicon import INSTRUCTION_VALUE_KINDS, words
+from ingestion.extractors.rules_lexicon import words
 from ingestion.extractors.rules_nlp import verb_forms
+from ingestion.extractors.rules_wishes import wished
 
 #: Adverbs that make an imperative a standing rule.
 STANDING: Final = frozenset({"always", "never"})
@@ -40,14 +48,6 @@ OPENERS: Final = (("from", "now", "on"), ("going", "forward"), ("from", "here", 
 IDIOMS: Final = frozenset({"mind"})
 #: Subordinators of a condition ("when I ask about X"): the instruction's, not a statement.
 CONDITIONS: Final = frozenset({"when", "whenever", "if", "unless", "once", "while", "before", "after"})
-#: Verbs of what the assistant writes: "don't" before one of them is a standing rule, like "never".
-OUTPUT_VERBS: Final = words(
-    """
-    use add include write give show mention suggest recommend put start end begin repeat apologize apologise
-    explain format bold number translate reply respond answer call say send assume ask make summarize
-    summarise list quote cite abbreviate shorten capitalize capitalise
-    """
-)
 #: Words that may come before the instruction.
 LEAD_INS: Final = frozenset({"please", "also", "and", "ok", "okay", "so", "actually", "oh", "but"})
 PREDICATE: Final = "instructs_assistant"
@@ -121,27 +121,12 @@ def instruction(sent: Span) -> Found | None:
         found = (found[0], "", found[2])
     if found is None and opener is None and condition is None:  # "Please use metric units."
         found = _form_request(tokens, i)
+    if found is None and opener is None and condition is None:  # "It would help if you used bullet points."
+        found = wished(tokens, i)
     if found is None and opener is None:  # "I'm allergic to shellfish, so please never suggest …"
         later = next((k for k in range(1, len(tokens)) if _gives_way(tokens, k)), None)
         found = _from(tokens, _past_lead_ins(tokens, later + 1), None) if later is not None else None
     return found
-
-
-#: Verbs of a request about the form of every answer ("Please use metric units", "please answer in Spanish").
-FORM_VERBS: Final = words("use answer reply respond write keep speak talk format stick")
-#: What such a request is about: the value words of ``INSTRUCTION_VALUE_KINDS`` ("metric", "Spanish",
-#: "short"), or a noun of the answers' form.
-FORM_WORDS: Final = frozenset().union(*INSTRUCTION_VALUE_KINDS) | words(
-    """
-    units measurements spelling answers replies responses explanations tone bullet bullets emojis emoji
-    markdown tables
-    """
-)
-#: The nouns an object of such a request may be ("use *British spelling*"; not "write *the email* in
-#: formal English": one piece of writing).
-FORM_OBJECTS: Final = FORM_WORDS | words("language english format style points sentences paragraphs")
-#: Words that point at one thing at hand: a one-off request ("Please translate this into Spanish").
-AT_HAND: Final = words("this that it these those above below here")
 
 
 def _form_request(tokens: list[Token], i: int) -> Found | None:

@@ -55,8 +55,7 @@ PET_NOUNS: Final = words(
     """
     dog cat puppy kitten hamster rabbit bunny parrot bird fish turtle tortoise horse pony guinea snake lizard
     gecko ferret pup goldfish chinchilla greyhound labrador retriever poodle terrier beagle husky bulldog
-    corgi
-    dachshund spaniel collie pug chihuahua budgie canary cockatiel iguana axolotl
+    corgi dachshund spaniel collie pug chihuahua budgie canary cockatiel iguana axolotl pig
     """
 )
 
@@ -96,6 +95,7 @@ OCCUPATIONS: Final = words(
     actress student accountant banker broker realtor baker butcher tailor translator interpreter
     administrator assistant receptionist secretary technician scientist biologist chemist physicist
     mathematician economist marketer recruiter producer director streamer youtuber blogger influencer
+    lead supervisor specialist coordinator caregiver nanny auditor strategist executive bartender optometrist
     """
 )
 

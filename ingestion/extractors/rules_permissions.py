@@ -1,11 +1,11 @@
 """A standing instruction taken back: "You can use bullet points again", "Feel free to add emojis again",
 "It's fine to include a summary again". Before, nothing was read ("you" is no speaker) and "never use bullet
 points" stayed a rule. By form, as instructions are (``rules_instructions``): a verb of what the assistant
-writes (``OUTPUT_VERBS``) after "you can / may / could" or "free / fine / ok to", and "again" after it. It
-is stored as the ending of an instruction (``no_longer_instructs_assistant``) whose object is the
-prohibition of the permitted words ("never use bullet points"; "don't …" is stored as "never …"), so
-reconcile ends the live prohibition that holds them, not "always include a summary"; the permission is a
-memory of its own ("User lets the assistant use bullet points again.").
+writes (``rules_answer_words.OUTPUT_VERBS``) after "you can / may / could" or "free / fine / ok to", and
+"again" after it. It is stored as the ending of an instruction (``no_longer_instructs_assistant``) whose
+object is the prohibition of the permitted words ("never use bullet points"; "don't …" is stored as "never
+…"), so reconcile ends the live prohibition that holds them, not "always include a summary"; the permission
+is a memory of its own ("User lets the assistant use bullet points again.").
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Final
 from spacy.tokens import Span, Token
 
 from ingestion.extractors.predicates import NO_LONGER_PREFIX
+from ingestion.extractors.rules_answer_words import OUTPUT_VERBS
 from ingestion.extractors.rules_grammar import Fact
-from ingestion.extractors.rules_instructions import OUTPUT_VERBS
 from ingestion.extractors.rules_instructions import PREDICATE as INSTRUCTION
 
 #: The two words before the permitted verb.
