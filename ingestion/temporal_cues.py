@@ -1,7 +1,7 @@
 """The words around a time expression that change how it is read (``ingestion.temporal``): a future cue
 before it in the same sentence (an arrangement's progressive, an appointment one has), a present "is" or a
-rescheduling right before it, "since"/"until" before a
-bare month or year, "every" before a habit."""
+rescheduling right before it, "since"/"until" or a rescheduling
+before a bare month, "since"/"until" before a bare year, "every" before a habit."""
 
 from __future__ import annotations
 
@@ -56,10 +56,12 @@ _PREPARING_CUE = re.compile(
 #: May 20") or a rescheduling ("pushed to Thursday", "moved the launch to the 14th", "due Monday") states
 #: what is coming:
 #: a past event is told with "was". Only filler words may stand between ("is now set for", "is still on").
+_RESCHEDULING = (
+    r"\b(?:pushed|moved|postponed|rescheduled|delayed|bumped|changed|shifted|brought|slipped)"
+    r"(?:\s+[\w'’-]+){0,4}?\s+(?:to|until|till|for)"
+)
 _SCHEDULED_CUE = re.compile(
-    r"(?:\b(?:is|are)|\w['’](?:s|re)|\bdue"
-    r"|\b(?:pushed|moved|postponed|rescheduled|delayed|bumped|changed|shifted|brought)"
-    r"(?:\s+[\w'’-]+){0,4}?\s+(?:to|until|till|for))"
+    rf"(?:\b(?:is|are)|\w['’](?:s|re)|\bdue|{_RESCHEDULING})"
     r"(?:\s+(?:now|still|actually|due|set|scheduled|planned|booked|on|for|at|until|till))*\s+$",
     re.I,
 )
@@ -101,9 +103,17 @@ def future(text: str, start: int) -> bool:
     return _ARRANGEMENT_CUE.search(text, sentence_start, start) is not None
 
 
+#: A rescheduling right before a bare month: "The launch got pushed to November", "we moved the trip to June".
+_RESCHEDULED_TO = re.compile(_RESCHEDULING + r"\s+$", re.I)
+
+
 def month_context(text: str, start: int) -> bool:
-    """A word that makes a bare month a date ("since March", "early May") just before ``start``."""
-    return _MONTH_CONTEXT.search(text[max(0, start - CONTEXT_LOOKBACK_CHARS) : start]) is not None
+    """A word that makes a bare month a date ("since March", "early May") or a rescheduling ("pushed to
+    November") just before ``start``."""
+    if _MONTH_CONTEXT.search(text[max(0, start - CONTEXT_LOOKBACK_CHARS) : start]) is not None:
+        return True
+    sentence_start = max(text.rfind(c, 0, start) for c in _SENTENCE_ENDS) + 1
+    return _RESCHEDULED_TO.search(text, sentence_start, start) is not None
 
 
 def year_context(text: str, start: int) -> bool:

@@ -24,7 +24,10 @@ from tests.ingestion.rules_support import one
         ("Even though I set the timeout to 30 seconds.", "Ana's timeout is 30 seconds."),
         ("1. I use vim for everything.", "Ana uses vim for everything."),  # a list item's number
         ("Thanks for the help, I switched to Postgres.", "Ana switched to Postgres."),
-        ("Speaking of work, my manager moved the launch to June.", "Ana's manager moved the launch to June."),
+        (
+            "Speaking of work, my manager moved the launch to June.",
+            "Ana's manager moved the launch to June 2024.",
+        ),
         ("Thanks to my sister, I found a flat.", "Thanks to Ana's sister, Ana found a flat."),
         ("2) I moved to Oslo in May.", "Ana moved to Oslo in May 2024."),
         # "however" that is not a connective stays: the clause is a condition, not a statement beside one

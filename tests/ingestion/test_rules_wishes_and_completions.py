@@ -148,3 +148,8 @@ def test_a_new_title_replaces_the_old(project: Project) -> None:
 def test_pigs_named_in_a_list_are_pets() -> None:
     said = [(c.predicate, c.object) for c in say(("user", "I have two pigs, Hazel and Pip.")).candidates]
     assert ("has_pet", "Hazel") in said and ("has_pet", "Pip") in said
+
+
+def test_a_pet_keeps_its_kind_in_the_claim() -> None:
+    said = [c.claim for c in say(("user", "Waffles, my guinea pig, hates the vacuum.")).candidates]
+    assert "User has a guinea pig named Waffles." in said

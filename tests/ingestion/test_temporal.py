@@ -105,6 +105,9 @@ CASES = [
     ("The deadline is Friday.", "Friday", date(2023, 5, 12), date(2023, 5, 13), "day"),
     ("The demo's now set for Thursday", "Thursday", date(2023, 5, 11), date(2023, 5, 12), "day"),
     ("The launch got pushed to Friday", "Friday", date(2023, 5, 12), date(2023, 5, 13), "day"),
+    # a bare month after a rescheduling is a date (not a name: "I gave the book to June")
+    ("The fair got pushed to November", "November", date(2023, 11, 1), date(2023, 12, 1), "month"),
+    ("We moved the reunion to June", "June", date(2023, 6, 1), date(2023, 7, 1), "month"),
     ("The report is due Wednesday", "Wednesday", date(2023, 5, 10), date(2023, 5, 11), "day"),
     ("My exam is in March", "in March", date(2024, 3, 1), date(2024, 4, 1), "month"),
     ("The party was on Friday", "on Friday", date(2023, 5, 5), date(2023, 5, 6), "day"),
@@ -161,6 +164,7 @@ def test_an_ordinal_that_counts_something_else_is_no_date() -> None:
         "The sun was out and we sat outside on Wed night",
         "I paid 2022 euros for it.",
         "I talked to June about April's plans.",
+        "I handed the keys to May.",
         "I go swimming on Fridays.",
         "Summer is my favourite season.",
     ],
