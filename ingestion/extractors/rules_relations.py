@@ -105,7 +105,7 @@ def _template(pred: str, noun: Token) -> str:
     plural = noun.tag_ in ("NNS", "NNPS")
     word = _PLURAL_TO_SINGULAR.get(noun.lower_, noun.lemma_.lower() if plural else noun.lower_)
     if pred == "has_pet":  # the kind with its compounds: "a guinea pig", "a golden retriever"
-        kind = [c.lower_ for c in noun.lefts if c.dep_ == "compound" and c.pos_ == "NOUN"]
+        kind = [c.lower_ for c in noun.lefts if c.dep_ == "compound" and c.lower_ in PET_NOUNS]
         return PET_TEMPLATE % " ".join((*kind, word))
     if pred == "has_child" and noun.lower_ in _PLURAL_TO_SINGULAR:
         return CHILD_TEMPLATE % word
