@@ -66,6 +66,7 @@ from ingestion.extractors.rules_instructions import (
 )
 from ingestion.extractors.rules_lets import TEMPLATE as LETS_TEMPLATE
 from ingestion.extractors.rules_lets import lets_choice, says_lets
+from ingestion.extractors.rules_meant import amended, respanned
 from ingestion.extractors.rules_nlp import add_entities, parse_all
 from ingestion.extractors.rules_patterns import speaker_facts
 from ingestion.extractors.rules_patterns_other import deceased, names_a_death, other_facts, possessive_facts
@@ -306,6 +307,14 @@ def _dedupe(candidates: list[CandidateOut]) -> list[CandidateOut]:
     return out
 
 
+def _reread(message: MessageIn, speakers: Speakers, names: Sequence[str]) -> list[CandidateOut]:
+    """The candidates of one message parsed on its own (an amended one: ``rules_meant``)."""
+    (doc,) = parse_all([message.content])
+    sents = [s for s in doc.sents if worth_reading(s, names)]
+    add_entities(sents)
+    return message_candidates(message, sents, doc, speakers, names)
+
+
 class RulesExtractor:
     """Extractor protocol implementation; stateless apart from the process-wide spaCy model."""
 
@@ -318,16 +327,24 @@ class RulesExtractor:
         names = list(dict.fromkeys(m.name for m in messages if m.name and m.role in PERSON_ROLES))
         readable = [[s for s in doc.sents if worth_reading(s, names)] for doc in docs]
         add_entities([s for sents in readable for s in sents])
-        candidates: list[CandidateOut] = []
+        by_message: dict[int, list[CandidateOut]] = {}
         for pos, doc, sents in zip(positions, docs, readable, strict=True):
             message = messages[pos]
             speakers = Speakers.for_message(message.name, _other_speaker(messages, pos, names))
+            fix = amended(messages, pos)  # "Sorry, I meant 43": the earlier message read again, put right
+            if fix is not None:
+                other = _other_speaker(messages, fix.position, names)
+                again = _reread(fix.message, Speakers.for_message(fix.message.name, other), names)
+                typed = len(messages[fix.position].content)
+                by_message[fix.position] = [respanned(c, fix, typed) for c in again]
+                continue
             found = message_candidates(message, sents, doc, speakers, names)
             taken = accepted(messages[pos - 1] if pos else None, message, speakers)  # "let's go with that"
             if taken is not None:  # "User will take the second one." says nothing beside it
                 found = [c for c in found if c.span_end <= taken.span_start or c.span_start >= taken.span_end]
                 found.append(taken)
-            candidates += found
+            by_message[pos] = found
+        candidates = [c for pos in sorted(by_message) for c in by_message[pos]]
         questions_only = all(is_question(s) or is_chatter(s.text, names) for doc in docs for s in doc.sents)
         candidates = _dedupe(candidates)
         summary, learnings = summarise(
