@@ -57,7 +57,7 @@ _PREPARING_CUE = re.compile(
 #: what is coming:
 #: a past event is told with "was". Only filler words may stand between ("is now set for", "is still on").
 _RESCHEDULING = (
-    r"\b(?:pushed|moved|postponed|rescheduled|delayed|bumped|changed|shifted|brought|slipped)"
+    r"\b(?:push|move|postpone|reschedule|delay|bump|change|shift|bring|brought|slip|slipp)(?:e?d)?"
     r"(?:\s+[\w'’-]+){0,4}?\s+(?:to|until|till|for)"
 )
 _SCHEDULED_CUE = re.compile(

@@ -40,16 +40,34 @@ def _value_after_to(clause: Clause, head: Token) -> tuple[Token, ...] | None:
     date; None when the clause says where the value came "from"."""
     subject = {t.i for t in clause.subject.subtree} if clause.subject is not None else set()
     to = next(  # "went up to $900" hangs "to" under the amount; "my flight *to Madrid*" is the subject's
-        (t for t in clause.tokens if t.lower_ == "to" and _under(t, head) and t.i not in subject),
+        (
+            t
+            for t in clause.tokens
+            if t.lower_ == "to" and t.dep_ != "aux" and _under(t, head) and t.i not in subject
+        ),
         None,
     )
     if to is None or any(t.lower_ == "from" for t in clause.tokens):
         return None
-    value = tuple(t for t in clause.tokens if t.i > to.i and (not t.is_punct or t.text in UNIT_SYMBOLS))
+    after = [t for t in clause.tokens if t.i > to.i]
+    adjunct = next((t for t in after if t.head.i == head.i and t.dep_ in _ADJUNCTS), None)  # "because of …"
+    end = max(adjunct.left_edge.i, to.i + 1) if adjunct is not None else None  # "as you | suggested"
+    kept = [t for t in after if (end is None or t.i < end) and (not t.is_punct or t.text in UNIT_SYMBOLS)]
+    while end is not None and kept and kept[-1].pos_ in _LOOSE_ENDS:  # "60s as | suggested"
+        kept.pop()
+    value = tuple(kept)
     numbered = any(t.like_num or any(ch.isdigit() for ch in t.text) for t in value)
     dated = any(t.ent_type_ in ("DATE", "TIME") for t in value)
     address = any(t.like_email for t in value)  # "I changed my email to sam@example.com"
     return value if value and (numbered or dated or address) else None
+
+
+#: What the verb says after the value, not part of it ("moved the wedding to May 3 *because of* the venue").
+_ADJUNCTS: Final = frozenset({"prep", "advcl", "mark", "cc", "conj"})
+#: Words a value cut before an adjunct does not end with ("60s *as* suggested", "as of *to* ensure").
+_LOOSE_ENDS: Final = frozenset({"ADP", "SCONJ", "PART", "CCONJ", "DET"})
+#: Verbs whose infinitive makes the change ("we had to move the wedding to …", "I decided to push it to …").
+_LEADING: Final = frozenset({"have", "decide"})
 
 
 #: Most steps from "to" up to the verb: "bumped it up to 40mg" may hang "to" under the amount, the amount
@@ -78,11 +96,20 @@ def _thing(head: Token) -> Token | None:
 
 
 def _changing(head: Token) -> bool:
+    led = head.dep_ == "xcomp" and head.head.lemma_.lower() in _LEADING and head.head.tag_ != "VB"
     return (
         head.lemma_.lower() in SETTING_VERBS
-        and head.tag_ in ("VBD", "VBN", "VBZ", "VBP")
+        and (head.tag_ in ("VBD", "VBN", "VBZ", "VBP") or (led and head.tag_ == "VB"))
         and not is_negated(head)
     )
+
+
+def _verb(clause: Clause) -> Token:
+    """The clause's verb, or the change it leads to ("had to | move")."""
+    head = clause.head
+    if head.lemma_.lower() not in _LEADING or is_negated(head):
+        return head
+    return next((c for c in head.children if c.dep_ == "xcomp" and _changing(c)), head)
 
 
 def new_amount(clause: Clause) -> Fact | None:
@@ -104,7 +131,7 @@ def new_setting(clause: Clause, *, by_another: bool = False) -> tuple[str, Fact]
     """ "I bumped the batch size to 64" → ("batch size", "… is 64"): the thing the speaker set, as the
     speaker's, and its new value (module doc). ``by_another``: someone else set it, and it must be the
     speaker's own ("The dentist moved my appointment to April 2"; not "They moved the launch to May")."""
-    head = clause.head
+    head = _verb(clause)
     thing = _thing(head)
     if not _changing(head) or thing is None or thing.pos_ != "NOUN":
         return None

@@ -153,3 +153,19 @@ def test_pigs_named_in_a_list_are_pets() -> None:
 def test_a_pet_keeps_its_kind_in_the_claim() -> None:
     said = [c.claim for c in say(("user", "Waffles, my guinea pig, hates the vacuum.")).candidates]
     assert "User has a guinea pig named Waffles." in said
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("We had to move the gala to October 9 because of the rain.", "User's gala is 9 October 2024."),
+        ("I decided to push my review to June 3.", "User's review is 3 June 2024."),
+        ("I set the timeout to 45s as you suggested.", "User's timeout is 45s."),
+    ],
+)
+def test_a_value_set_is_cut_before_what_the_verb_says_after_it(text: str, expected: str) -> None:
+    assert expected in [c.claim for c in say(("user", text)).candidates]
+
+
+def test_a_change_still_needed_is_not_made() -> None:
+    assert not any(" is " in c.claim for c in say(("user", "I need to move my flight to Friday.")).candidates)
