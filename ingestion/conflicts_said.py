@@ -80,7 +80,7 @@ def said_against(candidate: Candidate, memory: Memory) -> bool:
         preferred_over(candidate, memory)
         or done(candidate, memory)
         or completes(candidate, memory)
-        or (flips(candidate, memory))
+        or flips(candidate, memory)
     )
 
 

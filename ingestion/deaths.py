@@ -8,6 +8,8 @@ the user may still ask about, and the family tie stays.
 
 from __future__ import annotations
 
+import re
+
 from django.db.models import Q
 
 from ingestion.claim_words import words
@@ -15,7 +17,9 @@ from ingestion.extractors.predicates import DIED, normalise_predicate
 from memhq.models import Candidate, Memory
 
 PET: str = "has_pet"
-_POSSESSIVE = "user's "
+#: The user's subject, as the rules extractor writes it.
+USER = "user"
+_POSSESSIVE = USER + "'s "
 
 
 def is_death(candidate: Candidate) -> bool:
@@ -33,7 +37,9 @@ def death_scope(candidate: Candidate) -> Q:
     """In SQL: the pets of that name (whoever's), or the user's pets of that kind."""
     name, kind = _deceased(candidate)
     named = Q(predicate=PET, object_value__iexact=name)
-    return named | Q(predicate=PET, subject__iexact="user", text__iregex=rf"\m{name}\M") if kind else named
+    if not kind:
+        return named
+    return named | Q(predicate=PET, subject__iexact=USER, text__iregex=rf"\m{re.escape(name)}\M")
 
 
 def buried(candidate: Candidate, memory: Memory) -> bool:
@@ -41,5 +47,5 @@ def buried(candidate: Candidate, memory: Memory) -> bool:
     name, kind = _deceased(candidate)
     if memory.predicate != PET:
         return False
-    own = kind and memory.subject.casefold() == "user" and name in words(memory.text)
+    own = kind and memory.subject.casefold() == USER and name in words(memory.text)
     return own or memory.object_value.strip().casefold() == name

@@ -214,10 +214,7 @@ def _instruction_candidate(found: Found, ctx: MessageContext) -> CandidateOut | 
     while main and main[0].is_punct:  # the comma after a condition said first
         main = main[1:]
     said = ctx.renderer.render(main)
-    if main and main[0].tag_ in (
-        "VBG",
-        "VBD",
-    ):  # "stop suggesting wine" → "never suggest wine"; "if you kept"
+    if main and main[0].tag_ in ("VBG", "VBD"):  # "stop suggesting X" → "never suggest X", "if you kept"
         said = " ".join((main[0].lemma_, ctx.renderer.render(main[1:])))
     fact = instruction_fact(said, ctx.renderer.render(condition), opener, lead)
     span = (tokens[0].idx, tokens[-1].idx + len(tokens[-1]))

@@ -144,9 +144,8 @@ def core(tok: Token) -> tuple[Token, ...]:
     """A noun with its compounds and adjectives but no clauses/prepositions ("a senior data engineer at X"
     → "senior data engineer"), except the "of" of an ``OF_HEADS`` noun ("head of data")."""
     mods = [c for c in tok.lefts if c.dep_ in ("compound", "amod", "nmod", "nummod") and c.pos_ != "DET"]
-    mods += [
-        c for c in tok.lefts if c.dep_ == "nsubj" and c.i == tok.i - 1 and c.pos_ == "NOUN"
-    ]  # "a team lead"
+    # "a team lead": the tagger may read the noun before as the subject
+    mods += [c for c in tok.lefts if c.dep_ == "nsubj" and c.i == tok.i - 1 and c.pos_ == "NOUN"]
     toks = [
         t
         for m in mods
