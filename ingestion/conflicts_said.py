@@ -7,7 +7,9 @@ asks them for every pair it considers):
   candidate an event that is not);
 * a thing prepared for, then done: "User is studying for the CPA exam." ended by "User passed the CPA
   exam.", "User is training for the Boston marathon." by "User finished the Boston marathon." (a verb of
-  completion, :data:`COMPLETING`, of the object a verb of preparing, :data:`PREPARING`, was for);
+  completion, :data:`COMPLETING`, of the object a verb of preparing, :data:`PREPARING`, was for; the
+  predicate table's ``COMPLETIONS`` ends doing a thing by finishing that same object, "finished Dune"
+  after "is reading Dune", and cannot see past the "for" the preparing's object keeps);
 * a habit denied, then taken up, or the other way round: "User doesn't drink." (``not_drink``) and "User
   started drinking again." (``drink``), the same object.
 """

@@ -13,13 +13,12 @@ import re
 from django.db.models import Q
 
 from ingestion.claim_words import words
+from ingestion.extractors.base import USER_SUBJECT
 from ingestion.extractors.predicates import DIED, normalise_predicate
 from memhq.models import Candidate, Memory
 
 PET: str = "has_pet"
-#: The user's subject, as the rules extractor writes it.
-USER = "user"
-_POSSESSIVE = USER + "'s "
+_POSSESSIVE = USER_SUBJECT + "'s "
 
 
 def is_death(candidate: Candidate) -> bool:
@@ -39,7 +38,7 @@ def death_scope(candidate: Candidate) -> Q:
     named = Q(predicate=PET, object_value__iexact=name)
     if not kind:
         return named
-    return named | Q(predicate=PET, subject__iexact=USER, text__iregex=rf"\m{re.escape(name)}\M")
+    return named | Q(predicate=PET, subject__iexact=USER_SUBJECT, text__iregex=rf"\m{re.escape(name)}\M")
 
 
 def buried(candidate: Candidate, memory: Memory) -> bool:
@@ -47,5 +46,5 @@ def buried(candidate: Candidate, memory: Memory) -> bool:
     name, kind = _deceased(candidate)
     if memory.predicate != PET:
         return False
-    own = kind and memory.subject.casefold() == USER and name in words(memory.text)
+    own = kind and memory.subject.casefold() == USER_SUBJECT and name in words(memory.text)
     return own or memory.object_value.strip().casefold() == name

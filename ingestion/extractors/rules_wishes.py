@@ -80,8 +80,8 @@ def _after_wish(said: list[str]) -> int | None:
     """Where "you" should be after a wish: "I'd (really) appreciate (it) if | you", "It would (really) help
     if | you", "It'd be really helpful if | you"."""
     degree = next((k for k in (2, 3) if said[k : k + 1] and said[k] in DEGREES), None)
-    words = said[:degree] + said[degree + 1 :] if degree is not None else said
-    at = _wish_end(words)
+    plain = said[:degree] + said[degree + 1 :] if degree is not None else said
+    at = _wish_end(plain)
     return None if at is None else at + (degree is not None and degree < at)
 
 

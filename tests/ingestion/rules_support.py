@@ -50,5 +50,14 @@ def one(text: str, name: str | None = None) -> list[CandidateOut]:
     return say(("user", text, name) if name else ("user", text)).candidates
 
 
+#: The assistant's answer to a user message, so that "you" in it is the assistant.
+ASSISTANT_REPLY = ("assistant", "Sure, I will.")
+
+
+def told(text: str) -> list[str]:
+    """The claims of one user message said to the assistant."""
+    return [c.claim for c in say(("user", text), ASSISTANT_REPLY).candidates]
+
+
 def claims(result: ExtractionResult) -> list[str]:
     return [c.claim for c in result.candidates]

@@ -10,13 +10,10 @@ from rest_framework.test import APIClient
 from ingestion.pipeline import run_inline
 from memhq.models import Memory, Project
 from tests.ingestion.helpers import make_episode
-from tests.ingestion.rules_support import say
+from tests.ingestion.rules_support import ASSISTANT_REPLY, say
+from tests.ingestion.rules_support import told as claims
 
-ASSISTANT = ("assistant", "Sure, I will.")
-
-
-def claims(text: str) -> list[str]:
-    return [c.claim for c in say(("user", text), ASSISTANT).candidates]
+ASSISTANT = ASSISTANT_REPLY
 
 
 @pytest.mark.parametrize(

@@ -7,13 +7,8 @@ import pytest
 
 from memhq.models import Memory, MemoryStatus, Project
 from tests.ingestion.rules_support import say
+from tests.ingestion.rules_support import told as claims
 from tests.ingestion.supersession_support import assert_superseded, ingest_both
-
-ASSISTANT = ("assistant", "Of course.")
-
-
-def claims(text: str) -> list[str]:
-    return [c.claim for c in say(("user", text), ASSISTANT).candidates]
 
 
 @pytest.mark.parametrize(
