@@ -1,5 +1,6 @@
 """The words around a time expression that change how it is read (``ingestion.temporal``): a future cue
-before it in the same sentence (an arrangement's progressive, an appointment one has), a present "is" or a
+before it in the same sentence (an arrangement's progressive, an appointment one has, a timetable's
+present: "my lease ends in August"), a present "is" or a
 rescheduling right before it, "since"/"until" or a rescheduling
 before a bare month, "since"/"until" before a bare year, "every" before a habit."""
 
@@ -65,6 +66,15 @@ _SCHEDULED_CUE = re.compile(
     r"(?:\s+(?:now|still|actually|due|set|scheduled|planned|booked|on|for|at|until|till))*\s+$",
     re.I,
 )
+#: A thing's timetable in the simple present, a few words before the date: "My lease ends in August", "my son
+#: starts kindergarten in September", "I start my new job in March" are still to come ("ended", "started" are
+#: past). At most ``ARRANGEMENT_GAP_WORDS`` words between.
+_TIMETABLE_CUE = re.compile(
+    r"\b(?:starts|begins|ends|expires|leaves|departs|arrives|opens|closes|finishes|renews"
+    r"|(?:i|we)\s+(?:start|begin|leave|fly))\b"
+    rf"(?:\s+[^\s.!?]+){{0,{ARRANGEMENT_GAP_WORDS}}}\s+$",
+    re.I,
+)
 #: A present "have" of an appointment, a few words before the date: "I have a dentist appointment on July 2",
 #: "I've got an interview with Acme on Friday" are still to come ("I had an interview on Friday" is past).
 APPOINTMENT_GAP_WORDS: Final = 3
@@ -96,6 +106,8 @@ def future(text: str, start: int) -> bool:
     if _APPOINTMENT_CUE.search(text, sentence_start, start) is not None:
         return True
     if _PREPARING_CUE.search(text, sentence_start, start) is not None:
+        return True
+    if _TIMETABLE_CUE.search(text, sentence_start, start) is not None:
         return True
     if _UNTIL_CUE.search(text, sentence_start, start) is not None:
         said = text[sentence_start:start]

@@ -29,7 +29,7 @@ from spacy.tokens import Doc, Span, Token
 
 from ingestion.deaths import PET
 from ingestion.extractors.base import CandidateOut, EpisodeIn, ExtractionResult, MessageIn
-from ingestion.extractors.predicates import is_change
+from ingestion.extractors.predicates import LEFT, is_change
 from ingestion.extractors.rules_accepted import accepted
 from ingestion.extractors.rules_cancellations import calls_off_the_plan, cancellation
 from ingestion.extractors.rules_candidates import (
@@ -54,6 +54,8 @@ from ingestion.extractors.rules_filters import (
     is_hypothetical,
     is_question,
 )
+from ingestion.extractors.rules_given_up import CLAIM_TEMPLATE as GIVEN_UP_TEMPLATE
+from ingestion.extractors.rules_given_up import given_up
 from ingestion.extractors.rules_grammar import Fact
 from ingestion.extractors.rules_instructions import (
     Found,
@@ -72,9 +74,10 @@ from ingestion.extractors.rules_patterns import speaker_facts
 from ingestion.extractors.rules_patterns_other import deceased, names_a_death, other_facts, possessive_facts
 from ingestion.extractors.rules_permissions import permission, permission_fact
 from ingestion.extractors.rules_relations import relation_facts
+from ingestion.extractors.rules_replacements import ENDING_KIND
 from ingestion.extractors.rules_rewrite import ASSISTANT_DISPLAY, Renderer, Speakers
 from ingestion.extractors.rules_settings import new_setting
-from ingestion.extractors.rules_taken_off import taken_off
+from ingestion.extractors.rules_taken_off import put_on, taken_off
 from ingestion.extractors.rules_version_fix import version_fix
 from ingestion.extractors.summary import summarise
 
@@ -93,6 +96,9 @@ def _facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
     ended = taken_off(clause)
     if ended is not None:  # "My doctor took me off metformin", "I came off the pill"
         return speakers.subject, [ended]
+    placed = put_on(clause)
+    if placed:  # "My doctor put me on insulin"
+        return speakers.subject, placed
     if clause.subject_kind in ("speaker", "implicit"):
         setting = new_setting(clause)
         if setting is not None:  # "I bumped the batch size to 64": "User's batch size is 64."
@@ -207,6 +213,14 @@ def _beside(clause: Clause, instruction_tokens: tuple[Token, ...]) -> Clause:
     return replace(clause, tokens=tuple(kept))
 
 
+def _without(clause: Clause, said: tuple[Token, ...]) -> Clause:
+    """A clause without a phrase the parser hung under it ("no more coffee for me, | I switched to tea")."""
+    kept = [t for t in clause.tokens if t not in said]
+    while kept and kept[0].is_punct:
+        kept.pop(0)
+    return replace(clause, tokens=tuple(kept))
+
+
 def _instruction_candidate(found: Found, ctx: MessageContext) -> CandidateOut | None:
     tokens, opener, lead = found
     condition = condition_of(tokens)
@@ -235,7 +249,17 @@ def _sentence_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) 
     found = instruction(sent) if to_assistant else None
     standing = _instruction_candidate(found, ctx) if found is not None else None
     out: list[CandidateOut] = [standing] if standing is not None else []
+    gave = given_up(sent)  # "No more coffee for me, I switched to tea"
+    if gave is not None:
+        fact = Fact(LEFT, ENDING_KIND, gave[1], template=GIVEN_UP_TEMPLATE)
+        span = (gave[0][0].idx, gave[0][-1].idx + len(gave[0][-1]))
+        cand = build_candidate(ctx, fact, ctx.speakers.subject, gave[0], span, clause=None, primary=True)
+        out += [cand] if cand is not None else []
     for clause in split_clauses(sent, names):
+        if gave is not None:
+            if clause.head in gave[0]:
+                continue
+            clause = _without(clause, gave[0])
         if found is None:
             out += _clause_candidates(clause, ctx)
         elif states_beside(clause, found[0]):  # not the instruction itself, its condition or wish

@@ -16,7 +16,9 @@ OUTPUT_VERBS: Final = words(
     """
 )
 #: Verbs of a request about the form of every answer ("Please use metric units", "please answer in Spanish").
-FORM_VERBS: Final = words("use answer reply respond write keep speak talk format stick")
+FORM_VERBS: Final = words("use answer reply respond write keep speak talk format stick limit")
+#: The answers themselves, in the plural: a request that shapes them shapes every answer.
+ANSWERS: Final = words("answers replies responses explanations")
 #: What such a request is about: the value words of ``INSTRUCTION_VALUE_KINDS`` ("metric", "Spanish",
 #: "short"), or a noun of the answers' form.
 FORM_WORDS: Final = frozenset().union(*INSTRUCTION_VALUE_KINDS) | words(

@@ -165,6 +165,9 @@ def owned_by_speaker(noun: Token) -> bool:
     """ "my sister", "our startup", and nested: "my daughter's wedding"."""
     for _ in range(MAX_POSSESSIVE_DEPTH):
         owner = next((c for c in noun.children if c.dep_ == "poss"), None)
+        if owner is None:  # "my dog Waffles": "my" hung on the compound before the name
+            compounds = (c for c in noun.children if c.dep_ == "compound")
+            owner = next((g for c in compounds for g in c.children if g.dep_ == "poss"), None)
         if owner is None:
             return False
         if owner.lower_ in FIRST_PERSON_POSSESSIVES:

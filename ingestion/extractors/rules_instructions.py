@@ -28,6 +28,7 @@ from typing import Final
 from spacy.tokens import Span, Token
 
 from ingestion.extractors.rules_answer_words import (
+    ANSWERS,
     AT_HAND,
     FORM_OBJECTS,
     FORM_VERBS,
@@ -132,15 +133,22 @@ def instruction(sent: Span) -> Found | None:
 def _form_request(tokens: list[Token], i: int) -> Found | None:
     """ "Please use metric units", "Please keep your answers short", "Answer in Spanish, please": a polite
     imperative about the form of the answers (``FORM_VERBS`` with a ``FORM_WORDS`` word), a rule for every
-    later answer, unlike "Please explain this code" or "Please write the email in formal English"."""
-    asked = any(t.lower_ == "please" for t in tokens[:i]) or _ends_with(tokens, ("please",))
-    if not asked or i >= len(tokens):
+    later answer, unlike "Please explain this code" or "Please write the email in formal English". Without
+    "please" when what it shapes is the answers themselves, in the plural: "Keep your answers short",
+    "Limit your responses to three paragraphs" (not "Keep it short": the answer at hand)."""
+    if i >= len(tokens):
         return None
     verb = tokens[i]
+    thing = next((c for c in verb.children if c.dep_ == "dobj"), None)
+    asked = any(t.lower_ == "please" for t in tokens[:i]) or _ends_with(tokens, ("please",))
+    every = (  # "Keep your answers short": every answer; not "the answers" of a quiz
+        thing is not None and thing.lower_ in ANSWERS and not any(c.dep_ == "det" for c in thing.children)
+    )
+    if not (asked or every):
+        return None
     if verb.lemma_.lower() not in FORM_VERBS or not _imperative(verb, after_standing=True):
         return None
     said = [t for t in verb.subtree if t.i > verb.i]
-    thing = next((c for c in verb.children if c.dep_ == "dobj"), None)
     if thing is not None and thing.lower_ not in FORM_OBJECTS:
         return None
     formal = any(t.lower_ in FORM_WORDS or t.lemma_.lower() in FORM_WORDS for t in said)  # "shorter"

@@ -215,9 +215,11 @@ WORKPLACE_NOUNS: Final = words("office department division branch project role p
 HOME_NOUNS: Final = frozenset({"flat", "apartment", "house", "home", "place", "condo", "studio", "townhouse"})
 #: Common nouns one lives in besides a home or a place ("I live in the same building as my sister").
 DWELLINGS: Final = words("building street road block dorm dormitory van boat caravan cabin campus")
+#: Verbs of a thing's timetable: "my lease ends in August", "my course starts in May" say a date.
+TIMETABLE_VERBS: Final = words("start begin end expire leave depart arrive open close finish renew")
 #: What "I work at …" names that is no employer: a time, a pace, a place of one's own.
 NO_EMPLOYER: Final = words(
-    "home night nights pace speed rate level desk moment time hour hours weekend weekends"
+    "home office night nights pace speed rate level desk moment time hour hours weekend weekends"
 )
 #: Places named by a common noun that one can move to ("we moved to the suburbs"); a move "to a parabola"
 #: or "to the next problem" is none.

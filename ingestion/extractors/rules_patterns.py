@@ -55,6 +55,7 @@ from ingestion.extractors.rules_lexicon import (
     PET_NOUNS,
     PLACE_NOUNS,
     RELATION_NOUNS,
+    TIMETABLE_VERBS,
     WORKPLACE_NOUNS,
 )
 from ingestion.extractors.rules_measures import weight_facts
@@ -175,8 +176,8 @@ def _refine(rule: VerbRule, obj: Token, clause: Clause) -> tuple[str, str | None
         return None  # "the meeting got moved to Thursday" is no move home
     if pred == "lives_in" and rule.kind == "fact" and not _a_home(obj):
         return None  # "I live in fear of deadlines", "I live in the moment": no home
-    if pred == "works_at" and (obj.ent_type_ in ("DATE", "TIME") or obj.lemma_.lower() in NO_EMPLOYER):
-        return None  # "I work at night", "I work at a fast pace", "I work at home"
+    if pred == "works_at" and (obj.ent_type_ in ("DATE", "TIME", "CARDINAL") or obj.lower_ in NO_EMPLOYER):
+        return None  # "I work at night", "I work at a fast pace", "I work at home", "My shift starts at 7"
     if pred == "works_at" and (other := employer_of(obj, clause)) is not None:
         return other  # "I work for myself", "my son started college at X": a school
     if pred == "job_title" and obj.lemma_.lower() in GROUP_NOUNS:
@@ -297,16 +298,14 @@ def generic_fact(clause: Clause) -> Fact | None:
     """The fallback: predicate = verb lemma (+ particle, "not_" if negated), object = rest of the clause."""
     head, subject = clause.head, clause.subject
     rest = [t for t in clause.tokens if t.i != head.i]
-    said = head.lemma_ == "be" or first_child(head, "auxpass") is not None  # "our launch is planned for …"
+    # "our launch is planned for …", "my lease ends in August"
+    said = head.lemma_ == "be" or first_child(head, "auxpass") is not None or head.lemma_ in TIMETABLE_VERBS
     dated = said and subject is not None and subject.pos_ == "NOUN"
     dated = dated and any(t.ent_type_ in ("DATE", "TIME") for t in rest)  # "my standup is at 9:30"
     if substantive_count(rest, subject) < MIN_SUBSTANTIVE_WORDS and not dated:
         return None
-    if (
-        subject is not None
-        and subject.lower_ == "we"
-        and any(c.dep_ == "aux" and c.lower_ in COLLECTIVE_MODALS for c in head.children)
-    ):
+    we = subject is not None and subject.lower_ == "we"
+    if we and any(c.dep_ == "aux" and c.lower_ in COLLECTIVE_MODALS for c in head.children):
         return None  # "Together we can make a difference": encouragement, not a fact
     lemma = head.lemma_.lower()
     copula = next((c for c in head.children if c.dep_ in ("aux", "auxpass") and c.lemma_ == "be"), None)

@@ -40,11 +40,14 @@ from ingestion.extractors.rules_grammar import (
 )
 from ingestion.extractors.rules_lexicon import (
     DIETS,
+    PET_NOUNS,
     RELATION_NOUNS,
     SPEAKER_BUSINESS_NOUNS,
     VAGUE_SUBJECTS,
 )
+from ingestion.extractors.rules_my_thing import taste_of_thing
 from ingestion.extractors.rules_patterns import speaker_facts
+from ingestion.extractors.rules_pay import PAY_NOUNS, salary_said
 from ingestion.extractors.rules_rewrite import Speakers
 from ingestion.extractors.rules_settings import new_amount
 from ingestion.extractors.rules_time_zones import own_zone
@@ -121,6 +124,9 @@ def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> 
     if noun in SPEAKER_BUSINESS_NOUNS:
         return speakers.subject, speaker_facts(clause)
     own = speakers_own(subj)  # not "my sister's name is Ana", "my mom's birthday is …"
+    pay = salary_said(clause) if own and noun in PAY_NOUNS else []
+    if pay:  # "my salary is 85k", "my salary went up to 90k"
+        return speakers.subject, pay
     if not own and noun == "name":
         return speakers.subject, []  # the relation or the pet it names: rules_relations
     if not own:
@@ -156,10 +162,16 @@ def possessive_facts(clause: Clause, speakers: Speakers, display_owner: str) -> 
     gone = _gone(clause)
     if gone is not None:  # "My manager left in October": no manager now
         return speakers.subject, [gone]
-    names = names_attached(subj)
+    names = names_attached(subj) or ([name_of(subj)] if _named_kin(subj) else [])
     owner = text_of(names[0]) if names else f"{display_owner} {_owned_phrase(subj)}"
     changed = new_amount(clause) or death(clause)  # "my grandmother passed away in March"
     return owner, [changed] if changed is not None else speaker_facts(clause)
+
+
+def _named_kin(subj: Token) -> bool:
+    """ "My dog Rex is old", "my brother Luis …": the name is the subject, its relation a compound."""
+    kin = [c.lemma_.lower() for c in subj.children if c.dep_ == "compound"]
+    return subj.pos_ == "PROPN" and any(k in PET_NOUNS or k in RELATION_NOUNS for k in kin)
 
 
 def _owned_phrase(subj: Token) -> str:
@@ -195,7 +207,7 @@ def other_facts(clause: Clause, speakers: Speakers) -> tuple[str, list[Fact]]:
     fixed = version_fix_fact(clause.sent) if head.i == clause.sent.root.i else None
     if fixed is not None:  # "Correction: it's Flask 2.3, not 2.2."
         return speakers.subject, [fixed]
-    surface = favorite_surface(clause)
+    surface = favorite_surface(clause) or taste_of_thing(clause)  # "my favourite …", "Jazz is my jam"
     if surface is not None:
         return speakers.subject, [surface]
     value = _complement(head) if head.lemma_.lower() == "be" else None

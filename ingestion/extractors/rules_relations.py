@@ -157,12 +157,17 @@ def named_pet(sent: Span) -> list[RelationFact]:
     return [RelationFact(fact, pet.idx, value.idx + len(value.text))]
 
 
+def _owns_name(noun: Token) -> bool:
+    """ "*My* dog Rex is old": the parser hangs "my" on the name and the relation on it as a compound."""
+    return noun.dep_ == "compound" and noun.head.pos_ == "PROPN" and speakers_own(noun.head)
+
+
 def relation_facts(sent: Span) -> list[RelationFact]:
     """Relationship/pet facts for every named "my <relation>" in the sentence, a pet named after it
     (:func:`named_pet`) and the speaker's own name said as "my name's …" (:func:`own_name`)."""
     out: list[RelationFact] = named_pet(sent) + own_name(sent)
     for noun in sent:
-        if noun.pos_ != "NOUN" or not speakers_own(noun):
+        if noun.pos_ != "NOUN" or not (speakers_own(noun) or _owns_name(noun)):
             continue
         pred = _predicate_for(noun)
         if pred is None:

@@ -73,7 +73,8 @@ def _replace_facts(clause: Clause) -> list[Fact] | None:
     new = prep_object(head, preps) or prep_object(old, preps)
     if new is None or new.pos_ != "PROPN":
         return None
-    return [Fact(LEFT, ENDING_KIND, unowned(phrase(old, clause))), Fact("uses", "event", name_of(new))]
+    ended = Fact(LEFT, ENDING_KIND, unowned(phrase(old, clause)))
+    return [ended, Fact("uses", "event", name_or_phrase(new, clause))]  # "a Model 3": with its number
 
 
 def _instead(clause: Clause) -> tuple[Token, Token] | None:

@@ -1,8 +1,8 @@
 """States of the speaker's that their own modules read before the verb table does: the plan or tier of a
 service, the time zone, dating someone, the usual way to work, the grade at school, a diet left, an employer
-one is "at", where and when one was born, a home rented or moved into. Each is single-valued, so the verb
-table's reading of the same words ("User is on the Pro plan" as ``be``, "User bikes to work" as ``bike``)
-would leave the old value live beside the new one."""
+one is "at", one's pay, where and when one was born, a home rented or moved into. Each is single-valued, so
+the verb table's reading of the same words ("User is on the Pro plan" as ``be``, "User bikes to work" as
+``bike``) would leave the old value live beside the new one."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from ingestion.extractors.rules_grammar import Fact
 from ingestion.extractors.rules_habits import habit_facts
 from ingestion.extractors.rules_homes import home_facts
 from ingestion.extractors.rules_patterns_change import no_longer_marked
+from ingestion.extractors.rules_pay import pay_facts
 from ingestion.extractors.rules_plan_tiers import plan_tier_facts
 from ingestion.extractors.rules_school_grades import grade_facts
 from ingestion.extractors.rules_self_employed import self_employed_facts
@@ -37,6 +38,7 @@ READERS: Final[tuple[Callable[[Clause], list[Fact]], ...]] = (
     diet_on_facts,  # "I'm on the keto diet"
     diet_return_facts,  # "I started eating fish again"
     employer_at_facts,  # "I've been at Stripe for three years"
+    pay_facts,  # "I make 85k a year", "I got a raise to 95k"
     self_employed_facts,  # "I'm self-employed now", "I went freelance"
     birth_facts,  # "I was born in Leeds on 2 June 1990"
     home_facts,  # "I'm renting a flat in Leeds"

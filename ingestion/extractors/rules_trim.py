@@ -189,6 +189,11 @@ def _unit_of(toks: list[Token]) -> bool:
     return len(toks) > 1 and (last.text in UNIT_SYMBOLS or last.pos_ == "SYM") and toks[-2].like_num
 
 
+def _says_no_more(toks: list[Token]) -> bool:
+    """ "No more coffee", "no longer": a "no" that is the clause's own word, not an answer's."""
+    return toks[0].lower_ == "no" and len(toks) > 1 and toks[1].lower_ in ("more", "longer")
+
+
 def _rejected(toks: list[Token]) -> int | None:
     """Where a trailing ", not <value>" starts (its comma): a short phrase without a verb."""
     for k in range(max(0, len(toks) - MAX_REJECTED_TOKENS - 2), len(toks) - 2):
@@ -233,7 +238,7 @@ def trim(tokens: list[Token], names: set[str]) -> list[Token]:
             or first.dep_ == "intj"  # "Thanks, I ...": tagged a noun, used as an interjection
             or first.tag_ == "LS"  # a list item's number: "1. I use vim", "2) I moved"
             or (first.lower_ in DISCOURSE_WORDS and (first.dep_ not in SUBJECT_DEPS or _set_off(toks)))
-        ):
+        ) and not _says_no_more(toks):
             toks = toks[1:]
         else:
             break
