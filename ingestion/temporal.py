@@ -20,7 +20,9 @@ Choices (tested in tests/ingestion/test_temporal.py):
   without in/during/since/until/early/... ("March on", "paid 2022 euros"); seasons without a preposition,
   last/this/next or a year ("I spring into action"); "sun", "sat"; "a second"; plurals ("on Fridays").
 - Spans absorb a leading in/on/during/over/at ("in March") since ``format_when`` adds its own preposition.
-- Not handled: times of day, "in two weeks" (often a duration), "the other day", dotted dates, holidays.
+- "in N days/weeks/months" is "N … from now" only after a future cue ("I'm moving in two weeks"); alone it
+  is often a duration ("I finished it in two weeks") and not a date.
+- Not handled: times of day, "the other day", dotted dates, holidays.
 """
 
 from __future__ import annotations
@@ -146,6 +148,7 @@ _CUES = {  # substrings of the lower-cased text that a pattern needs before it i
     "day": ("day",),
     "weekend": ("weekend",),
     "ago": ("ago", "now"),
+    "in": ("in ",),
 }
 
 
@@ -268,6 +271,12 @@ def _ago(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
     return containing(WIDER[unit], bucket[0]) if vague else bucket
 
 
+def _in_time(m: re.Match[str], ctx: _Ctx) -> Bucket | None:
+    """ "I'm moving to Austin in two weeks": as "two weeks from now" after a future cue; without one "in two
+    weeks" is as often how long something took ("I finished the course in two weeks")."""
+    return _ago(m, ctx) if ctx.future(m.start()) else None
+
+
 # -- the grammar: (cues needed, pattern, resolver); every pattern names the mention's span "m" --------------
 _GRAMMAR: tuple[tuple[frozenset[str], re.Pattern[str], Resolver], ...] = tuple(
     (frozenset(cues.split()), re.compile(pattern, re.I), resolve)
@@ -318,6 +327,12 @@ _GRAMMAR: tuple[tuple[frozenset[str], re.Pattern[str], Resolver], ...] = tuple(
             rf"(?P<m>\b(?P<qty>\d{{1,3}}|{_alternation([*_NUMBERS, *_VAGUE])})\s+"
             r"(?P<unit>minute|hour|day|week|month|year)s?\s+(?P<dir>ago|from\s+now))\b",
             _ago,
+        ),
+        (
+            "in unit",
+            rf"(?P<m>\b(?P<dir>in)\s+(?P<qty>\d{{1,3}}|{_alternation([*_NUMBERS, *_VAGUE])})\s+"
+            r"(?P<unit>day|week|month|year)s?)\b",
+            _in_time,
         ),
     )
 )

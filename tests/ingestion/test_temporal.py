@@ -266,3 +266,23 @@ def test_a_date_beside_a_recurring_one_is_still_resolved() -> None:
         "We meet each Monday, and on Friday I fly out.", datetime(2026, 3, 2, tzinfo=UTC)
     )
     assert [(m.text, m.start.date()) for m in found] == [("on Friday", date(2026, 2, 27))]
+
+
+@pytest.mark.parametrize(
+    ("text", "span", "start", "granularity"),
+    [
+        ("I'm moving to Oslo in two weeks.", "in two weeks", date(2023, 5, 22), "week"),
+        ("We're flying out in 10 days", "in 10 days", date(2023, 5, 18), "day"),
+        ("I'll start the new role in 3 months", "in 3 months", date(2023, 8, 1), "month"),
+    ],
+)
+def test_in_so_many_units_after_a_future_cue_is_a_date(
+    text: str, span: str, start: date, granularity: str
+) -> None:
+    mention = only(text)
+    assert (mention.text, mention.start.date(), mention.granularity) == (span, start, granularity)
+
+
+@pytest.mark.parametrize("text", ["I finished the course in two weeks.", "It healed in 10 days."])
+def test_in_so_many_units_alone_is_a_duration(text: str) -> None:
+    assert find_time_mentions(text, DOC) == []
