@@ -14,7 +14,10 @@ Read from the text, no parse:
   verb of taking ("I'll take the ThinkPad": the one option with those words);
 - the assistant's turn just before it proposes one thing: "I'd recommend …", "how about …", "you could try
   …", "shall I …". Of its proposals the last one counts (the one the user answers). "That"/"it" over two
-  options ("Biscuit or Maple?") is left alone; "the second one" picks from them.
+  options ("Biscuit or Maple?") is left alone; "the second one" picks from them. Options are said with
+  "or": a comma alone joins the words of one ("an upper/lower split, four days a week");
+- or the assistant lists options by number ("Option 1: … Option 2: …", "1. … 2. …") and the user picks
+  one ("Let's go with option 2", "I'll make number 2": ``rules_listed_options``).
 
 "you"/"your" in the proposal are the user, as in every claim.
 """
@@ -25,6 +28,7 @@ import re
 from typing import Final
 
 from ingestion.extractors.base import CandidateOut, Mention, MessageIn
+from ingestion.extractors.rules_listed_options import listed_options, picked
 from ingestion.extractors.rules_rewrite import Speakers
 from ingestion.extractors.rules_scoring import confidence, importance
 
@@ -78,6 +82,7 @@ _NAMED = (
 )
 _TAIL = re.compile(r",?\s+(?:which|since|because|as|so that|so|if|for example)\b.*$|[\s,;:]+$", re.IGNORECASE)
 _OPTIONS = re.compile(r",\s*(?:or\s+)?|\s+or\s+", re.IGNORECASE)
+_OR = re.compile(r"\bor\b", re.IGNORECASE)
 _ORDINALS: Final = {"first": 0, "second": 1, "third": 2, "last": -1}
 _YOU = ((re.compile(r"\byour\b", re.IGNORECASE), "{s}'s"), (re.compile(r"\byou\b", re.IGNORECASE), "{s}"))
 _WORD = re.compile(r"\w+")
@@ -89,23 +94,13 @@ def accepted(previous: MessageIn | None, message: MessageIn, speakers: Speakers)
         return None
     if len(_WORD.findall(message.content)) > MAX_ACCEPTING_WORDS:
         return None
-    proposals = list(_PROPOSALS.finditer(previous.content))
-    if not proposals:
+    listed = listed_options(previous.content)  # "Option 1: … Option 2: …" — "Let's go with option 2."
+    chosen = picked(message.content, listed) if listed else None
+    found = (*chosen, False) if chosen is not None else _proposed(previous, message)
+    if found is None:
         return None
-    last = proposals[-1]
-    offer = last.group("offer") is not None
-    taking = _TAKING.match(message.content)
-    named = None if taking or offer else _named(message.content)  # "Miso it is!"
-    # a plain yes takes up an offer; to a recommendation it may only agree that it is good
-    matched = taking or named or (_YES.match(message.content) if offer else None)
-    if matched is None:
-        return None
-    proposal = _TAIL.sub("", last.group("what")).strip()
-    if named is not None:
-        what = _named_option(proposal, named.group("name"))
-    else:
-        what = _choice(proposal, taking.group("ordinal") if taking else None)
-    if what is None or len(_WORD.findall(what)) > MAX_PROPOSAL_WORDS:
+    what, matched, offer = found
+    if len(_WORD.findall(what)) > MAX_PROPOSAL_WORDS:
         return None
     shown = speakers.display
     for pattern, replacement in _YOU:
@@ -129,10 +124,40 @@ def accepted(previous: MessageIn | None, message: MessageIn, speakers: Speakers)
     )
 
 
+def _proposed(previous: MessageIn, message: MessageIn) -> tuple[str, re.Match[str], bool] | None:
+    """(what is taken up, the words that take it, whether it was an offer) of a proposal in the
+    assistant's words ("I'd recommend …" — "Let's go with that"), or None."""
+    proposals = list(_PROPOSALS.finditer(previous.content))
+    if not proposals:
+        return None
+    last = proposals[-1]
+    offer = last.group("offer") is not None
+    taking = _TAKING.match(message.content)
+    named = None if taking or offer else _named(message.content)  # "Miso it is!"
+    # a plain yes takes up an offer; to a recommendation it may only agree that it is good
+    matched = taking or named or (_YES.match(message.content) if offer else None)
+    if matched is None:
+        return None
+    proposal = _TAIL.sub("", last.group("what")).strip()
+    if named is not None:
+        what = _named_option(proposal, named.group("name"))
+    else:
+        what = _choice(proposal, taking.group("ordinal") if taking else None)
+    return (what, matched, offer) if what is not None else None
+
+
+def _options(proposal: str) -> list[str]:
+    """The options of a proposal said with "or" ("Miso, Pepper or Biscuit"); a comma alone joins the words
+    of one ("an upper/lower split, four days a week")."""
+    if not _OR.search(proposal):
+        return [proposal.strip()]
+    return [option.strip() for option in _OPTIONS.split(proposal) if option.strip()]
+
+
 def _choice(proposal: str, ordinal: str | None) -> str | None:
     """The proposal, or the option ``ordinal`` names of those it lists; None when "that" would have to pick
     one of several."""
-    options = [option.strip() for option in _OPTIONS.split(proposal) if option.strip()]
+    options = _options(proposal)
     if ordinal is None:
         return proposal if len(options) == 1 else None
     index = _ORDINALS[ordinal.lower()]
@@ -149,7 +174,7 @@ def _named_option(proposal: str, name: str) -> str | None:
     """The option of the proposal the user names ("Miso" of "Miso or Pepper"; "the ThinkPad" of "the
     MacBook Air M3 or the ThinkPad X1 Carbon": the one option with the name's words in it), None for any
     other name."""
-    options = [option.strip(" ?!.") for option in _OPTIONS.split(proposal) if option.strip()]
+    options = [option.strip(" ?!.") for option in _options(proposal)]
     wanted = _WORD.findall(name.lower().removeprefix("the "))
     exact = [o for o in options if _WORD.findall(o.lower().removeprefix("the ")) == wanted]
     within = [o for o in options if _inside(wanted, _WORD.findall(o.lower()))]

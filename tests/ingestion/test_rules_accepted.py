@@ -114,3 +114,40 @@ def test_the_decision_is_stored_with_both_turns_as_evidence_and_recalled(
     )
     assert asked.status_code == 200, asked.json()
     assert any("restic" in item["text"] for item in asked.json()["items"][:3]), asked.json()["items"]
+
+
+def test_a_proposal_with_a_comma_is_one_thing() -> None:
+    taken = decided(
+        ("user", "How should I structure my study week?"),
+        ("assistant", "I'd suggest two long sessions, Tuesday and Saturday mornings."),
+        ("user", "Perfect, let's go with that."),
+    )
+    assert taken == [
+        "User went with the assistant's suggestion: two long sessions, Tuesday and Saturday mornings."
+    ]
+
+
+_LISTED = "Option 1: a standing desk converter. Option 2: a full electric standing desk."
+_NUMBERED = "A few routes:\n1. The coastal path\n2. The ridge trail\n3. The forest loop"
+
+
+@pytest.mark.parametrize(
+    ("options", "reply", "expected"),
+    [
+        (_LISTED, "Let's go with option 2.", "a full electric standing desk"),
+        (_LISTED, "Option 1 it is.", "a standing desk converter"),
+        (_LISTED, "OK, the second one then.", "a full electric standing desk"),
+        (_NUMBERED, "I'll take number 3 on Sunday.", "The forest loop"),
+    ],
+)
+def test_an_option_listed_by_number_is_taken(options: str, reply: str, expected: str) -> None:
+    taken = decided(("user", "Any ideas?"), ("assistant", options), ("user", reply))
+    assert taken == [f"User went with the assistant's suggestion: {expected}."]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["Option 2 looks expensive.", "What about option 2?", "Definitely not option 1.", "Let's do option 3."],
+)
+def test_an_option_listed_by_number_that_is_not_taken(reply: str) -> None:
+    assert decided(("user", "Any ideas?"), ("assistant", _LISTED), ("user", reply)) == []
