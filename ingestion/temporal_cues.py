@@ -1,6 +1,6 @@
 """The words around a time expression that change how it is read (``ingestion.temporal``): a future cue
 before it in the same sentence (an arrangement's progressive, an appointment one has, a timetable's
-present: "my lease ends in August"), a present "is" or a
+present: "my lease ends in August", a deadline one aims at: "by October"), a present "is" or a
 rescheduling right before it, "since"/"until" or a rescheduling
 before a bare month, "since"/"until" before a bare year, "every" before a habit."""
 
@@ -14,7 +14,7 @@ CONTEXT_LOOKBACK_CHARS: Final = 24
 _SENTENCE_ENDS: Final = ".!?\n"
 
 _MONTH_CONTEXT = re.compile(
-    r"\b(?:since|until|till|before|after|through|around|of|early|late|mid)[\s-]+$", re.I
+    r"\b(?:since|until|till|before|after|through|around|of|early|late|mid|by)[\s-]+$", re.I
 )
 _YEAR_CONTEXT = re.compile(
     r"\b(?:since|until|till|before|after|early|late|mid|(?:end|start|middle)\s+of)"
@@ -89,6 +89,14 @@ _APPOINTMENT_CUE = re.compile(
 _UNTIL_CUE = re.compile(
     r"\b(?:until|till|til)\s+(?:(?:the\s+)?(?:end|middle|start)\s+of\s+|mid-?\s*|early\s+|late\s+)?$", re.I
 )
+#: "by" right before the date, after a wish or an aim in the sentence: "I want to run a 10k by October",
+#: "I need the report done by Friday" set a deadline to come ("I had paid it off by March" did not).
+_BY = re.compile(r"\bby\s+$", re.I)
+_AIM = re.compile(
+    r"\b(?:want|wants|need|needs|hope|hoping|plan|planning|aim|aiming|goal|trying|have\s+to|has\s+to|got\s+to"
+    r"|gotta|should|must|['’]d\s+like|would\s+like)\b",
+    re.I,
+)
 _PRESENT_BE = re.compile(r"\b(?:am|is|are)\b|\w['’](?:m|re)\b", re.I)
 _PAST_BE = re.compile(r"\b(?:was|were|had)\b", re.I)
 #: "every Friday", "each spring": a habit, not a date (resolving it stored "deploys every on 27 February").
@@ -108,6 +116,8 @@ def future(text: str, start: int) -> bool:
     if _PREPARING_CUE.search(text, sentence_start, start) is not None:
         return True
     if _TIMETABLE_CUE.search(text, sentence_start, start) is not None:
+        return True
+    if _BY.search(text, sentence_start, start) is not None and _AIM.search(text, sentence_start, start):
         return True
     if _UNTIL_CUE.search(text, sentence_start, start) is not None:
         said = text[sentence_start:start]

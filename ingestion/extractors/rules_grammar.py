@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Final
@@ -102,13 +103,21 @@ def phrase(tok: Token, clause: Clause, *, times: bool = False) -> tuple[Token, .
     toks = [
         t
         for t in tok.subtree
-        if t.i in inside and (t.i == tok.i or times or t.ent_type_ not in TIME_LABELS or _kind_of(t, tok))
+        if t.i in inside and (t.i == tok.i or times or not _a_time(t) or _kind_of(t, tok))
     ]
     while toks and (toks[0].lower_ in OBJECT_LEADING_DROP and toks[0].i != tok.i or toks[0].is_punct):
         toks = toks[1:]
     while toks and (toks[-1].is_punct or toks[-1].pos_ in ("CCONJ", "SPACE") or _bare_prep(toks[-1], toks)):
         toks = toks[:-1]
     return tuple(toks)
+
+
+#: A count in thousands ("a 10k", "85k"), which the entity model calls a date.
+_THOUSANDS: Final = re.compile(r"^\d+k$", re.IGNORECASE)
+
+
+def _a_time(tok: Token) -> bool:
+    return tok.ent_type_ in TIME_LABELS and not _THOUSANDS.match(tok.text)
 
 
 def _bare_prep(tok: Token, kept: list[Token]) -> bool:

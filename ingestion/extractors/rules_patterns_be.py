@@ -158,12 +158,36 @@ def _attr_facts(clause: Clause, attr: Token) -> list[Fact]:
             facts.append(Fact("studies_at", "fact", phrase(school, clause)))
         return facts
     if lemma in OCCUPATIONS or _at_a_company(attr):
-        facts = [Fact("job_title", "fact", core(attr))]
+        aged = _years_old(attr)  # "a 34-year-old product manager": an age, and a job without it
+        title = tuple(t for t in core(attr) if aged is None or t not in aged[1])
+        facts = [Fact("job_title", "fact", title)]
+        facts += [Fact("age", "fact", object_text=aged[0].text, template=AGE_TEMPLATE)] if aged else []
         employer = prep_object(attr, ("at", "for", "with"))
         if employer is not None:
             facts.append(Fact("works_at", "fact", phrase(employer, clause)))
+        origin = prep_object(attr, ("from",))  # "a nurse, originally from Toronto"; not "from Google"
+        if origin is not None and (origin.ent_type_ == "GPE" or _originally(origin)):
+            facts.append(Fact("is_from", "fact", phrase(origin, clause)))
         return facts
     return []
+
+
+AGE_TEMPLATE: Final = "{s} is {o} years old."
+
+
+def _years_old(noun: Token) -> tuple[Token, frozenset[Token]] | None:
+    """The number of "a 34-year-old nurse" / "a 34 year old nurse" and the words that say it."""
+    for old in (c for c in noun.lefts if c.dep_ == "amod" and c.lower_ == "old"):
+        said = frozenset(old.subtree)
+        number = next((t for t in said if t.like_num and t.head.lemma_ == "year"), None)
+        if number is not None:
+            return number, said
+    return None
+
+
+def _originally(place: Token) -> bool:
+    said = (*place.head.children, *place.head.head.children)  # "originally" under "from" or the noun
+    return any(c.lower_ == "originally" and c.dep_ == "advmod" for c in said)
 
 
 def copula_facts(clause: Clause, *, positive: bool = False) -> list[Fact]:

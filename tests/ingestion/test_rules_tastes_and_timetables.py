@@ -74,3 +74,12 @@ def test_a_timetable_in_the_present_is_to_come(text: str, expected: str) -> None
 
 def test_a_time_is_no_employer() -> None:
     assert all(c.predicate != "works_at" for c in one("My shift starts at 7."))
+
+
+def test_an_age_said_before_a_job_is_an_age() -> None:
+    found = [(c.predicate, c.object) for c in one("I'm a 29-year-old pharmacist, originally from Cork.")]
+    assert found == [("job_title", "pharmacist"), ("age", "29"), ("is_from", "Cork")]
+
+
+def test_a_race_in_thousands_is_no_time() -> None:
+    assert ("wants", "run a 5k") in [(c.predicate, c.object) for c in one("I'd like to run a 5k by June.")]

@@ -286,3 +286,15 @@ def test_in_so_many_units_after_a_future_cue_is_a_date(
 @pytest.mark.parametrize("text", ["I finished the course in two weeks.", "It healed in 10 days."])
 def test_in_so_many_units_alone_is_a_duration(text: str) -> None:
     assert find_time_mentions(text, DOC) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("I want to finish the course by October.", date(2023, 10, 1)),  # a deadline one aims at
+        ("I had finished it by March.", date(2023, 3, 1)),  # one that passed
+    ],
+)
+def test_by_a_month_is_a_deadline(text: str, start: date) -> None:
+    mention = only(text)
+    assert (mention.start.date(), mention.granularity) == (start, "month")
