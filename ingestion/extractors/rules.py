@@ -73,6 +73,7 @@ from ingestion.extractors.rules_nlp import add_entities, parse_all
 from ingestion.extractors.rules_patterns import speaker_facts
 from ingestion.extractors.rules_patterns_other import deceased, names_a_death, other_facts, possessive_facts
 from ingestion.extractors.rules_permissions import permission, permission_fact
+from ingestion.extractors.rules_pronouns import has_subject_pronoun, referents
 from ingestion.extractors.rules_relations import relation_facts
 from ingestion.extractors.rules_replacements import ENDING_KIND
 from ingestion.extractors.rules_rewrite import ASSISTANT_DISPLAY, Renderer, Speakers
@@ -149,7 +150,11 @@ def _clause_candidates(clause: Clause, ctx: MessageContext) -> list[CandidateOut
         return []  # "I was wondering if you could help me …", "I'm not sure if it works": they ask
     if clause.head.lemma_.lower() in TALK_ABOUT_TALK and clause.subject_kind == "speaker":
         return []  # "Sorry, I misspoke: my sister's name is Klara": the name is the sentence's relation
-    subject, facts = _facts(clause, ctx.speakers)
+    referent = ctx.referents.get(clause.subject.i) if clause.subject is not None else None
+    if referent is not None:  # "My sister moved to Lisbon. She works as a nurse there."
+        subject, facts = referent, speaker_facts(clause)
+    else:
+        subject, facts = _facts(clause, ctx.speakers)
     future = is_future(clause, ctx)
     out: list[CandidateOut] = []
     for fact in facts:
@@ -187,6 +192,8 @@ def worth_reading(sent: Span, names: Sequence[str]) -> bool:
     if any(t.lower_ in SPEAKER_WORDS and t.tag_ in ("PRP", "PRP$") for t in sent) or says_lets(sent):
         return True
     if names_a_death(sent) or permission(sent) is not None:  # "Milo passed away", "You can use X again"
+        return True
+    if has_subject_pronoun(list(sent)):  # "She works as a nurse": the speaker's sister? (rules_pronouns)
         return True
     if version_fix(sent) is not None:  # "Correction: it's Flask 2.3, not 2.2."
         return True
@@ -286,14 +293,22 @@ def _stated_candidates(sent: Span, ctx: MessageContext, names: Sequence[str]) ->
 
 
 def message_candidates(
-    message: MessageIn, sentences: Sequence[Span], doc: Doc, speakers: Speakers, names: Sequence[str]
+    message: MessageIn,
+    sentences: Sequence[Span],
+    doc: Doc,
+    speakers: Speakers,
+    names: Sequence[str],
+    earlier: Doc | None = None,
 ) -> list[CandidateOut]:
-    """All candidates of one parsed person message (``sentences``: its sentences worth reading)."""
+    """All candidates of one parsed person message (``sentences``: its sentences worth reading; ``earlier``:
+    the same speaker's message before, where a "she" of this one may have been named)."""
+    refs = referents(doc, earlier, (speakers.subject, speakers.display))
     ctx = MessageContext(
         message=message,
         speakers=speakers,
-        renderer=Renderer(doc, speakers, message.time_mentions),
+        renderer=Renderer(doc, speakers, message.time_mentions, {i: r.display for i, r in refs.items()}),
         skip_names=frozenset({speakers.subject.lower()}),
+        referents={i: r.subject for i, r in refs.items()},
     )
     out: list[CandidateOut] = []
     for sent in sentences:
@@ -349,8 +364,11 @@ class RulesExtractor:
         readable = [[s for s in doc.sents if worth_reading(s, names)] for doc in docs]
         add_entities([s for sents in readable for s in sents])
         by_message: dict[int, list[CandidateOut]] = {}
+        last: dict[tuple[str, str | None], Doc] = {}  # each speaker's message before
         for pos, doc, sents in zip(positions, docs, readable, strict=True):
             message = messages[pos]
+            earlier = last.get((message.role, message.name))
+            last[(message.role, message.name)] = doc
             speakers = Speakers.for_message(message.name, _other_speaker(messages, pos, names))
             fix = amended(messages, pos)  # "Sorry, I meant 43": the earlier message read again, put right
             if fix is not None:
@@ -359,7 +377,7 @@ class RulesExtractor:
                 typed = len(messages[fix.position].content)
                 by_message[fix.position] = [respanned(c, fix, typed) for c in again]
                 continue
-            found = message_candidates(message, sents, doc, speakers, names)
+            found = message_candidates(message, sents, doc, speakers, names, earlier)
             taken = accepted(messages[pos - 1] if pos else None, message, speakers)  # "let's go with that"
             if taken is not None:  # "User will take the second one." says nothing beside it
                 found = [c for c in found if c.span_end <= taken.span_start or c.span_start >= taken.span_end]

@@ -17,7 +17,8 @@ Choices:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from spacy.tokens import Token
@@ -106,6 +107,7 @@ class MessageContext:
     speakers: Speakers
     renderer: Renderer
     skip_names: frozenset[str]  # lower-cased names never emitted as "other" mentions (the speaker)
+    referents: Mapping[int, str] = field(default_factory=dict)  # a resolved "she": its subject
 
 
 #: Marks a claim closes when its span opened one and ended before the closer ("OpenCV(4.7.0" → "…4.7.0)").

@@ -1,8 +1,9 @@
 """A slip corrected in the next message: "I'm 34 and I live in Leeds." then "Sorry, I meant 43, typo." The
 earlier message is read again with the value put right, and what it yields replaces what it yielded (so the
 slip is never stored: not a memory superseded, a memory that was never true). The correction says which
-value it replaces ("I meant Thursday, not Tuesday"), or gives a number where the earlier message had exactly
-one ("I meant 43"); anything else ("I meant the other one") is not read.
+value it replaces ("I meant Thursday, not Tuesday"), or gives a number, a weekday or a month where the
+earlier message had exactly one of that kind ("I meant 43", "Oops, I meant Friday"); anything else ("I meant
+the other one") is not read.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from ingestion.extractors.base import CandidateOut, MessageIn
-from ingestion.temporal import find_time_mentions
+from ingestion.temporal import MONTH_NAMES, WEEKDAYS, find_time_mentions
 
 #: "(Sorry,) I meant X(, not Y)(, typo)." as the whole message.
 MEANT: Final = re.compile(
@@ -22,6 +23,12 @@ MEANT: Final = re.compile(
     re.IGNORECASE,
 )
 _NUMBER: Final = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?![\w.])")
+#: Values of one kind: a number, a weekday, a month ("I meant Friday" replaces the one weekday said before).
+_KINDS: Final = (
+    _NUMBER,
+    re.compile(rf"\b(?:{'|'.join(WEEKDAYS)})\b", re.IGNORECASE),
+    re.compile(rf"\b(?:{'|'.join(MONTH_NAMES)})\b", re.IGNORECASE),
+)
 
 
 @dataclass(frozen=True)
@@ -49,10 +56,11 @@ def amended(messages: Sequence[MessageIn], position: int) -> Amended | None:
     new, old = said.group("new").strip(), said.group("old")
     if old is not None:
         found = list(re.finditer(rf"(?<!\w){re.escape(old.strip())}(?!\w)", earlier.content, re.IGNORECASE))
-    elif _NUMBER.fullmatch(new):
-        found = list(_NUMBER.finditer(earlier.content))
     else:
-        return None
+        kind = next((k for k in _KINDS if k.fullmatch(new)), None)
+        if kind is None:
+            return None
+        found = list(kind.finditer(earlier.content))
     if len(found) != 1:
         return None
     start, end = found[0].span()

@@ -23,7 +23,7 @@ Choices:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -249,9 +249,16 @@ _PART_OF_A_TIME: Final = frozenset({"end", "start", "beginning", "middle"})
 class Renderer:
     """Renders token sequences of one parsed message as third-person text for one speaker."""
 
-    def __init__(self, doc: Doc, speakers: Speakers, mentions: Sequence[TimeMention] = ()) -> None:
+    def __init__(
+        self,
+        doc: Doc,
+        speakers: Speakers,
+        mentions: Sequence[TimeMention] = (),
+        referents: Mapping[int, str] | None = None,
+    ) -> None:
         self.doc = doc
         self.speakers = speakers
+        self.referents = dict(referents or {})  # a "she" said of the speaker's sister → "User's sister"
         rewritten = set(FIRST_PERSON_SUBJECTS) | ({"you"} if speakers.other else set())
         self.dropped = frozenset(b.i for tok in doc if (b := joint_both(tok)) is not None)
         self.agree = agreement_indexes(doc, rewritten)
@@ -272,6 +279,8 @@ class Renderer:
     def word(self, tok: Token) -> str:
         """The replacement text for one token (without whitespace)."""
         low, sp = tok.lower_, self.speakers
+        if tok.i in self.referents:
+            return self.referents[tok.i]
         if tok.tag_ in ("PRP", "PRP$"):
             if low in _SELF:
                 return sp.display

@@ -22,6 +22,7 @@ from spacy.tokens import Token
 
 from ingestion.extractors.rules_clauses import Clause
 from ingestion.extractors.rules_grammar import Fact, core, first_child, is_negated, speakers_own, text_of
+from ingestion.extractors.rules_lexicon import RELATION_NOUNS
 from ingestion.extractors.rules_trim import UNIT_SYMBOLS
 
 #: Verbs that give a thing a new amount or date: "my rent went up to …", "I bumped the batch size to …".
@@ -118,6 +119,8 @@ def new_amount(clause: Clause) -> Fact | None:
     head = clause.head
     if not _changing(head) or clause.subject is None:
         return None
+    if clause.subject.lemma_.lower() in RELATION_NOUNS or clause.subject.pos_ in ("PROPN", "PRON"):
+        return None  # "My sister moved to Lisbon last year": a person moves home, no amount changes
     value = _value_after_to(clause, head)
     thing = _thing(head)
     if value is None or (thing is not None and thing not in value):
