@@ -193,7 +193,7 @@ def worth_reading(sent: Span, names: Sequence[str]) -> bool:
         return True
     if names_a_death(sent) or permission(sent) is not None:  # "Milo passed away", "You can use X again"
         return True
-    if has_subject_pronoun(list(sent)):  # "She works as a nurse": the speaker's sister? (rules_pronouns)
+    if has_subject_pronoun(sent):  # "She works as a nurse": the speaker's sister? (rules_pronouns)
         return True
     if version_fix(sent) is not None:  # "Correction: it's Flask 2.3, not 2.2."
         return True

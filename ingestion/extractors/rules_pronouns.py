@@ -12,7 +12,7 @@ friend. She was lovely": the friend, of no known gender) leaves the pronoun unre
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -102,5 +102,6 @@ def referents(doc: Doc, earlier: Doc | None, owner: tuple[str, str]) -> dict[int
     return found
 
 
-def has_subject_pronoun(tokens: Iterator[Token] | list[Token]) -> bool:
+def has_subject_pronoun(tokens: Iterable[Token]) -> bool:
+    """A subject "he" / "she" among ``tokens``: a sentence :func:`referents` may make the speaker's."""
     return any(t.lower_ in GENDERS and t.dep_ in SUBJECT_DEPS for t in tokens)
