@@ -45,6 +45,7 @@ import re
 from typing import Final
 
 from ingestion.extractors.base import EntityType
+from ingestion.extractors.rules_lexicon import words
 
 #: Canonical predicates and what they mean (the table reconcile and the prompts document).
 PREDICATES: Final[dict[str, str]] = {
@@ -160,37 +161,12 @@ _FAVOURITE_PREFIX: Final = "favourite_"
 
 #: Predicates where a new value for the same subject supersedes the old one (the old memory gets
 #: valid_until = the new one's valid_from). Everything else accumulates.
-SINGLE_VALUED: Final[frozenset[str]] = frozenset(
-    {
-        "lives_in",
-        "is_from",
-        "work_location",
-        "age",
-        "name",
-        "birthday",
-        "works_at",
-        "job_title",
-        "works_on",
-        "diet",
-        "spouse",
-        "partner",
-        "relationship_status",
-        "manager",
-        "main_language",
-        "wakes_up",
-        "bedtime",
-        "preferred_name",
-        "work_setting",
-        "weight",
-        "salary",
-        "subscription_plan",
-        "timezone",
-        "commutes_by",
-        "grade",
-        "lives_with",
-        "email_address",
-        "phone_number",
-    }
+SINGLE_VALUED: Final[frozenset[str]] = words(
+    """
+    lives_in is_from work_location age name birthday works_at job_title works_on diet spouse partner
+    relationship_status manager main_language wakes_up bedtime preferred_name work_setting weight salary
+    subscription_plan timezone commutes_by grade lives_with email_address phone_number
+    """
 )
 
 #: Prefix of an ending: ``no_longer_works_at`` ends ``works_at`` memories with the same object.

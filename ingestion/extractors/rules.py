@@ -68,6 +68,7 @@ from ingestion.extractors.rules_instructions import (
 )
 from ingestion.extractors.rules_lets import TEMPLATE as LETS_TEMPLATE
 from ingestion.extractors.rules_lets import lets_choice, says_lets
+from ingestion.extractors.rules_lexicon import SPEAKER_WORDS
 from ingestion.extractors.rules_meant import amended, respanned
 from ingestion.extractors.rules_nlp import add_entities, parse_all
 from ingestion.extractors.rules_patterns import speaker_facts
@@ -84,8 +85,6 @@ from ingestion.extractors.summary import summarise
 
 #: Words that join a statement to the instruction after it ("I'm vegan, so please never …").
 JOINING_WORDS: Final = frozenset({"so", "and", "but", "please", "then"})
-#: Pronouns that put the speaker in a sentence.
-SPEAKER_WORDS: Final = frozenset({"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"})
 #: Roles whose messages are a person speaking.
 PERSON_ROLES: Final = frozenset({"user"})
 

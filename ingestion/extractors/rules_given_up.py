@@ -18,14 +18,13 @@ from typing import Final
 from spacy.tokens import Span, Token
 
 from ingestion.extractors.rules_answer_words import FORM_OBJECTS
-from ingestion.extractors.rules_lexicon import words
+from ingestion.extractors.rules_lexicon import SPEAKER_WORDS, words
 from ingestion.extractors.rules_trim import DISCOURSE_WORDS
 
 #: What may come before "no more": nothing, or the punctuation that sets a phrase off.
 OPENERS: Final = frozenset({",", "-", "–", "—", ";", ":"})
 #: "for me", "for us": whose giving up it is.
 FOR_SPEAKER: Final = words("me us")
-SPEAKER_WORDS: Final = words("i me my we us our")
 #: Words after the thing that leave it whole ("No more coffee for me now", "no more glasses anymore").
 AFTER_WORDS: Final = words("now anymore again")
 #: "for now", "for today", "for the moment": a pause ("No more questions for now, thanks").

@@ -15,6 +15,9 @@ def words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+#: Pronouns that put the speaker in a sentence.
+SPEAKER_WORDS: Final = words("i me my mine myself we us our ours ourselves")
+
 #: Relationship nouns → predicate.
 RELATION_NOUNS: Final[dict[str, str]] = {
     **dict.fromkeys(("wife", "husband", "spouse"), "spouse"),
